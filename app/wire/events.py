@@ -1,0 +1,141 @@
+"""The one event model every wire format decodes into.
+
+Decoders emit these; the turn accumulator folds them. Small frozen slotted dataclasses keep the
+hot path cheap (one allocation per delta) and make events safe to hand between tasks.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class TextDelta:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReasoningDelta:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ReasoningSignature:
+    """Messages `signature_delta`: replaces, never appends; sent back with the thinking block."""
+
+    signature: str
+
+
+@dataclass(frozen=True, slots=True)
+class RedactedReasoning:
+    """Messages `redacted_thinking` data, kept opaque for the next turn."""
+
+    data: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallStart:
+    index: int
+    id: str
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallArgsDelta:
+    index: int
+    fragment: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallEnd:
+    """A call closed. `arguments` is the provider's authoritative full string when it sent one."""
+
+    index: int
+    arguments: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    url: str
+    title: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Sources:
+    items: tuple[Source, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Token counts as the provider reports them; None where it did not say."""
+
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cached_tokens: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Finish:
+    """The provider's own finish word (chat finish_reason, messages stop_reason, response status).
+
+    `detail` carries a reason the word alone hides, e.g. Responses' `incomplete_details.reason`.
+    """
+
+    reason: str
+    detail: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class StreamError:
+    code: str | None
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Keepalive:
+    """A comment line or ping: the model is still there."""
+
+
+@dataclass(frozen=True, slots=True)
+class EndOfStream:
+    """The format's terminal event arrived: the turn is complete unless an error came first."""
+
+
+Event = (
+    TextDelta
+    | ReasoningDelta
+    | ReasoningSignature
+    | RedactedReasoning
+    | ToolCallStart
+    | ToolCallArgsDelta
+    | ToolCallEnd
+    | Sources
+    | Usage
+    | Finish
+    | StreamError
+    | Keepalive
+    | EndOfStream
+)
+
+KEEPALIVE = Keepalive()
+END_OF_STREAM = EndOfStream()
+
+__all__ = [
+    "END_OF_STREAM",
+    "KEEPALIVE",
+    "EndOfStream",
+    "Event",
+    "Finish",
+    "Keepalive",
+    "ReasoningDelta",
+    "ReasoningSignature",
+    "RedactedReasoning",
+    "Source",
+    "Sources",
+    "StreamError",
+    "TextDelta",
+    "ToolCallArgsDelta",
+    "ToolCallEnd",
+    "ToolCallStart",
+    "Usage",
+]
