@@ -1,17 +1,41 @@
 """The user's configuration: TOML read with tomllib, validated into dataclasses.
 
-(Schema only so far; loading, validation and messages come with the configuration work.)
+The user's file is only read, never rewritten (what the app remembers goes to state.toml, see
+app/state.py), so their comments survive. Any problem with it becomes one ConfigError naming the
+file, the line and the key, which the CLI prints before exiting with status 2 — never a traceback.
+No message, warning or repr ever contains an API key.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import re
+import stat
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
+from app.paths import locate_config
+from app.toml_lines import KeyLines, Keys, dotted
 from app.wire.engine import Api
 
 DEMO = "demo"
+EXIT_CONFIG_ERROR = 2
+DEFAULT_MAX_TOKENS = 4096
+DEFAULT_IDLE_TIMEOUT = 150.0
+DEFAULT_CONNECT_TIMEOUT = 10.0
+API_NAMES = tuple(api.value for api in Api)
+ENDPOINTS = {Api.CHAT: "/chat/completions", Api.MESSAGES: "/messages", Api.RESPONSES: "/responses"}
+
+
+class ConfigError(Exception):
+    """A configuration problem the user must fix; str() is the complete message to print."""
+
+    def __init__(self, problems: list[str] | tuple[str, ...] | str) -> None:
+        self.problems = (problems,) if isinstance(problems, str) else tuple(problems)
+        super().__init__("\n".join(self.problems))
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,19 +45,333 @@ class ProviderConfig:
     base_url: str  # the endpoint is appended: /chat/completions, /messages, /responses
     model: str
     api_key_env: str | None = None
-    api_key: str | None = None  # discouraged: warn when the file is world-readable
+    api_key: str | None = field(default=None, repr=False)  # discouraged: warn if world-readable
     models: tuple[str, ...] = ()
-    headers: dict[str, str] = field(default_factory=dict)
+    headers: dict[str, str] = field(default_factory=dict, repr=False)  # may carry credentials
     params: dict[str, Any] = field(default_factory=dict)  # merged into every request body
-    max_tokens: int = 4096  # Messages requires it
+    max_tokens: int = DEFAULT_MAX_TOKENS  # Messages requires it
     price_in: float | None = None  # per million tokens
     price_out: float | None = None
     price_cached: float | None = None
+    source: Path | None = None  # the file that defined it, for messages; None when built in
+
+    @property
+    def endpoint_url(self) -> str:
+        return self.base_url + ENDPOINTS[self.api]
+
+    @property
+    def model_choices(self) -> tuple[str, ...]:
+        """What the model picker offers: the configured model first, then `models`."""
+        return (self.model, *(m for m in self.models if m != self.model))
+
+
+def demo_provider(base_url: str = "") -> ProviderConfig:
+    """The built-in offline provider; the demo server fills in base_url once it listens."""
+    return ProviderConfig(name=DEMO, api=Api.CHAT, base_url=base_url, model=DEMO)
+
+
+@dataclass(frozen=True, slots=True)
+class UiSettings:
+    theme: str | None = None
+    reasoning_open: bool = False  # keep reasoning panes open instead of collapsed
 
 
 @dataclass(frozen=True, slots=True)
 class Config:
     path: Path | None  # the file read, None when there was none
     default: str = DEMO
-    providers: dict[str, ProviderConfig] = field(default_factory=dict)
+    providers: dict[str, ProviderConfig] = field(default_factory=lambda: {DEMO: demo_provider()})
     warnings: tuple[str, ...] = ()
+    system: str | None = None  # default system prompt
+    idle_timeout: float = DEFAULT_IDLE_TIMEOUT  # seconds without a byte before a stream is dead
+    connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
+    ui: UiSettings = field(default_factory=UiSettings)
+
+    def provider(self, name: str | None = None) -> ProviderConfig:
+        """The named provider (the default when None); an unknown name is a ConfigError."""
+        chosen = self.default if name is None else name
+        if chosen not in self.providers:
+            known = ", ".join(self.providers)
+            raise ConfigError(f"unknown provider {chosen!r}; configured: {known}")
+        return self.providers[chosen]
+
+    def with_provider(self, provider: ProviderConfig) -> Config:
+        """A copy with one provider replaced, e.g. the demo once its server's URL is known."""
+        return replace(self, providers={**self.providers, provider.name: provider})
+
+
+def load_config(explicit: Path | None = None, environ: Mapping[str, str] | None = None) -> Config:
+    """Read and validate the config chosen by `--config`, `$TRIPTYCH_CONFIG` or the default dir.
+    A missing file at the default location means demo only; anywhere else it is an error."""
+    location = locate_config(explicit, environ)
+    path = location.path
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        if location.explicit:
+            raise ConfigError(
+                f"{path}: config file not found (given by {location.chosen_by})"
+            ) from None
+        return Config(path=None)
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read config file: {exc.strerror or exc}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    try:
+        document = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(_syntax_message(path, str(exc))) from None
+    return _Validator(path, text).config(document)
+
+
+def _syntax_message(path: Path, detail: str) -> str:
+    found = re.search(r"at line (\d+), column (\d+)", detail)
+    where = f"{path}:{found.group(1)}" if found else str(path)
+    return f"{where}: invalid TOML: {detail}"
+
+
+_KINDS = {
+    bool: "a boolean",
+    int: "an integer",
+    float: "a number",
+    str: "a string",
+    list: "an array",
+    dict: "a table",
+}
+
+
+def _kind(value: object) -> str:
+    return _KINDS.get(type(value), "a date/time")
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+# The keys a user may write are the dataclass fields, less the ones the loader fills in.
+_TOP_KEYS = {f.name for f in fields(Config)} - {"path", "warnings"}
+_UI_KEYS = {f.name for f in fields(UiSettings)}
+_PROVIDER_KEYS = {f.name for f in fields(ProviderConfig)} - {"name", "source"}
+_SECRET_HEADERS = {"authorization", "x-api-key", "api-key", "proxy-authorization"}
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+class _Validator:
+    """Walks the parsed document, collecting every error and warning with file:line: key."""
+
+    def __init__(self, path: Path, text: str) -> None:
+        self.path = path
+        self.lines = KeyLines(text)
+        self.errors: list[tuple[int, str]] = []  # (line, message), reported in file order
+        self.warnings: list[tuple[int, str]] = []
+
+    def _located(self, keys: Keys, text: str) -> tuple[int, str]:
+        line = self.lines.line_of(keys)
+        where = f"{self.path}:{line}" if line else str(self.path)
+        return line or 0, f"{where}: {dotted(keys)}: {text}"
+
+    def error(self, keys: Keys, text: str) -> None:
+        self.errors.append(self._located(keys, text))
+
+    def warn(self, keys: Keys, text: str) -> None:
+        self.warnings.append(self._located(keys, text))
+
+    def unknown_keys(self, table: Mapping[str, Any], known: set[str], parent: Keys) -> None:
+        for key in table:
+            if key not in known:
+                self.warn(
+                    (*parent, key), f"unknown key, ignored (known: {', '.join(sorted(known))})"
+                )
+
+    def text(self, table: Mapping[str, Any], keys: Keys, *, required: str = "") -> str | None:
+        """A non-empty string; `required` is the reason given when it is missing."""
+        if keys[-1] not in table:
+            if required:
+                self.error(keys, f"missing: {required}")
+            return None
+        value = table[keys[-1]]
+        if not isinstance(value, str) or not value.strip():
+            shown = "an empty string" if isinstance(value, str) else _kind(value)
+            self.error(keys, f"must be a non-empty string, not {shown}")
+            return None
+        return value
+
+    def number(self, table: Mapping[str, Any], keys: Keys, *, positive: bool) -> float | None:
+        if keys[-1] not in table:
+            return None
+        value = table[keys[-1]]
+        if not _is_number(value):
+            self.error(keys, f"must be a number, not {_kind(value)}")
+        elif value < 0 or (positive and value == 0):
+            self.error(keys, "must be greater than 0" if positive else "must not be negative")
+        else:
+            return float(value)
+        return None
+
+    def table(self, parent: Mapping[str, Any], keys: Keys) -> dict[str, Any]:
+        value = parent.get(keys[-1], {})
+        if isinstance(value, dict):
+            return value
+        self.error(keys, f"must be a table, not {_kind(value)}")
+        return {}
+
+    def config(self, document: dict[str, Any]) -> Config:
+        self.unknown_keys(document, _TOP_KEYS, ())
+        defined = self.table(document, ("providers",))
+        providers = {DEMO: demo_provider()}
+        for name, body in defined.items():
+            provider = self.provider(name, body)
+            if provider is not None:
+                providers[name] = provider
+        default = self.text(document, ("default",)) or DEMO
+        if default != DEMO and default not in defined:
+            known = ", ".join([DEMO, *(n for n in defined if n != DEMO)])
+            self.error(("default",), f"no provider named {default!r}; configured: {known}")
+        ui_table = self.table(document, ("ui",))
+        self.unknown_keys(ui_table, _UI_KEYS, ("ui",))
+        reasoning_open = ui_table.get("reasoning_open", False)
+        if not isinstance(reasoning_open, bool):
+            self.error(
+                ("ui", "reasoning_open"), f"must be true or false, not {_kind(reasoning_open)}"
+            )
+            reasoning_open = False
+        ui = UiSettings(theme=self.text(ui_table, ("ui", "theme")), reasoning_open=reasoning_open)
+        idle = self.number(document, ("idle_timeout",), positive=True)
+        connect = self.number(document, ("connect_timeout",), positive=True)
+        system = document.get("system")
+        if system is not None and not isinstance(system, str):
+            self.error(("system",), f"must be a string, not {_kind(system)}")
+            system = None
+        if self.errors:
+            raise ConfigError([message for _, message in sorted(self.errors)])
+        return Config(
+            path=self.path,
+            default=default,
+            providers=providers,
+            warnings=tuple(message for _, message in sorted(self.warnings)),
+            system=system,
+            idle_timeout=DEFAULT_IDLE_TIMEOUT if idle is None else idle,
+            connect_timeout=DEFAULT_CONNECT_TIMEOUT if connect is None else connect,
+            ui=ui,
+        )
+
+    def provider(self, name: str, body: object) -> ProviderConfig | None:
+        keys: Keys = ("providers", name)
+        if name == DEMO:
+            self.error(
+                keys,
+                "'demo' is the built-in offline provider and cannot be redefined; "
+                "give your provider another name",
+            )
+            return None
+        if not isinstance(body, dict):
+            self.error(keys, f"must be a table ([providers.{name}]), not {_kind(body)}")
+            return None
+        errors_before = len(self.errors)
+        self.unknown_keys(body, _PROVIDER_KEYS, keys)
+        api = self.api(body, keys)
+        base_url = self.base_url(body, keys)
+        model = self.text(body, (*keys, "model"), required="every provider needs a model")
+        secrets = self.secrets(body, keys)
+        extras = self.extras(body, keys)
+        if len(self.errors) > errors_before or api is None or base_url is None or model is None:
+            return None
+        return ProviderConfig(
+            name=name,
+            api=api,
+            base_url=base_url,
+            model=model,
+            source=self.path,
+            **secrets,
+            **extras,
+        )
+
+    def api(self, body: Mapping[str, Any], keys: Keys) -> Api | None:
+        valid = ", ".join(API_NAMES)
+        value = self.text(body, (*keys, "api"), required=f"one of {valid}")
+        if value is None:
+            return None
+        if value not in API_NAMES:
+            self.error((*keys, "api"), f"unknown api {value!r}; valid: {valid}")
+            return None
+        return Api(value)
+
+    def base_url(self, body: Mapping[str, Any], keys: Keys) -> str | None:
+        value = self.text(body, (*keys, "base_url"), required="the URL the endpoint is added to")
+        if value is None:
+            return None
+        url = value.strip().rstrip("/")
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            self.error((*keys, "base_url"), "must be an http:// or https:// URL")
+            return None
+        for endpoint in ENDPOINTS.values():
+            if parts.path.endswith(endpoint):
+                self.error(
+                    (*keys, "base_url"),
+                    f"ends with the endpoint {endpoint!r}; give only the base "
+                    f"(e.g. https://kenari.id/v1) — the app appends the endpoint",
+                )
+                return None
+        return url
+
+    def secrets(self, body: Mapping[str, Any], keys: Keys) -> dict[str, Any]:
+        env_name = self.text(body, (*keys, "api_key_env"))
+        if env_name is not None and not _ENV_NAME.match(env_name):
+            # Never echo it: a key pasted here by mistake would end up on screen.
+            self.error(
+                (*keys, "api_key_env"),
+                "must be the NAME of an environment variable (letters, digits, _), "
+                "not the key itself; put the key in that variable",
+            )
+            env_name = None
+        api_key = self.text(body, (*keys, "api_key"))
+        headers: dict[str, str] = {}
+        for header, value in self.table(body, (*keys, "headers")).items():
+            if isinstance(value, str):
+                headers[header] = value
+            else:
+                self.error((*keys, "headers", header), f"must be a string, not {_kind(value)}")
+        self.check_exposure(keys, api_key is not None, headers)
+        return {"api_key_env": env_name, "api_key": api_key, "headers": headers}
+
+    def check_exposure(self, keys: Keys, has_key: bool, headers: Mapping[str, str]) -> None:
+        try:
+            world_readable = bool(self.path.stat().st_mode & stat.S_IROTH)
+        except OSError:
+            return
+        if not world_readable:
+            return
+        advice = f"the file is world-readable; run chmod 600 {self.path} or use api_key_env"
+        if has_key:
+            self.warn((*keys, "api_key"), f"a key is stored here and {advice}")
+        for header in headers:
+            if header.lower() in _SECRET_HEADERS:
+                self.warn((*keys, "headers", header), f"a credential header and {advice}")
+
+    def extras(self, body: Mapping[str, Any], keys: Keys) -> dict[str, Any]:
+        models: list[str] = []
+        raw_models = body.get("models", [])
+        if not isinstance(raw_models, list):
+            self.error((*keys, "models"), f"must be an array of strings, not {_kind(raw_models)}")
+        elif not all(isinstance(m, str) and m.strip() for m in raw_models):
+            self.error((*keys, "models"), "must contain only non-empty strings")
+        else:
+            models = raw_models
+        max_tokens = body.get("max_tokens", DEFAULT_MAX_TOKENS)
+        if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens <= 0:
+            shown = f"{max_tokens}" if isinstance(max_tokens, int) else _kind(max_tokens)
+            self.error((*keys, "max_tokens"), f"must be a positive integer, not {shown}")
+            max_tokens = DEFAULT_MAX_TOKENS
+        prices = {
+            price: self.number(body, (*keys, price), positive=False)
+            for price in ("price_in", "price_out", "price_cached")
+        }
+        return {
+            "models": tuple(models),
+            "params": self.table(body, (*keys, "params")),
+            "max_tokens": max_tokens,
+            **prices,
+        }

@@ -1,0 +1,45 @@
+"""Where a provider's API key comes from: the only code that reads one.
+
+Kept apart from the config schema so every key lookup is in one small place to audit. Messages
+name the variable that should hold a key, never a key.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+from app.config import ConfigError, ProviderConfig
+
+
+class MissingApiKey(ConfigError):
+    """The provider names a key variable that is not set; exit status 2 like any config error."""
+
+
+def resolve_api_key(
+    provider: ProviderConfig, environ: Mapping[str, str] | None = None
+) -> str | None:
+    """The key from `api_key_env` if that variable is set, else `api_key`, else None."""
+    env = os.environ if environ is None else environ
+    if provider.api_key_env and env.get(provider.api_key_env, "").strip():
+        return env[provider.api_key_env].strip()
+    return provider.api_key or None
+
+
+def missing_key_message(provider: ProviderConfig) -> str:
+    where = f" in {provider.source}" if provider.source else ""
+    return (
+        f"provider {provider.name!r} needs an API key: "
+        f"set {provider.api_key_env} (named by api_key_env{where})"
+    )
+
+
+def require_api_key(
+    provider: ProviderConfig, environ: Mapping[str, str] | None = None
+) -> str | None:
+    """Like resolve_api_key, but a named variable that is unset raises MissingApiKey.
+    None means the provider needs no key (a local server)."""
+    key = resolve_api_key(provider, environ)
+    if key is None and provider.api_key_env:
+        raise MissingApiKey(missing_key_message(provider))
+    return key

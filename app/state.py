@@ -1,0 +1,59 @@
+"""What the app remembers between runs (last provider, model, theme), kept in its own state.toml.
+
+It is separate from config.toml so the user's file — and its comments — is never rewritten.
+Losing it costs nothing, so a missing or broken file reads as "nothing remembered" instead of an
+error, and it is replaced atomically so a crash mid-write cannot leave half a file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+import tomllib
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import tomli_w
+
+HEADER = "# Written by triptych to remember your last choices. Settings go in config.toml.\n"
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    provider: str | None = None
+    model: str | None = None
+    theme: str | None = None
+
+
+def load_state(path: Path) -> State:
+    """The remembered state; any unreadable file or value is simply forgotten."""
+    try:
+        document = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return State()
+    values = {
+        name: value
+        for name in ("provider", "model", "theme")
+        if isinstance(value := document.get(name), str) and value
+    }
+    return State(**values)
+
+
+def save_state(path: Path, state: State) -> None:
+    """Write atomically (temp file + rename in the same dir). Raises OSError; callers should
+    treat a failure as a lost preference, not as fatal."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    values = {name: value for name, value in asdict(state).items() if value is not None}
+    text = HEADER + tomli_w.dumps(values)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as file:
+            file.write(text)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
