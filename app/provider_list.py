@@ -33,6 +33,7 @@ def safe_url(url: str) -> str:
         return "(built in, local)"
     parts = urlsplit(url)
     host = parts.hostname or ""
+    host = f"[{host}]" if ":" in host else host  # IPv6
     netloc = f"{host}:{parts.port}" if parts.port else host
     return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
 

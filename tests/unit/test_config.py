@@ -267,15 +267,18 @@ def test_redefining_demo_is_rejected_with_a_reason(tmp_path: Path) -> None:
 def test_every_problem_is_reported_at_once(tmp_path: Path) -> None:
     path = write(
         tmp_path,
+        'default = "nope"\n'
         '[providers.a]\napi = "x"\nbase_url = "https://a/v1"\nmodel = "m"\n'
         '[providers.b]\napi = "chat"\nmodel = "m"\n',
     )
     with pytest.raises(ConfigError) as caught:
         load(path)
     problems = caught.value.problems
-    assert len(problems) == 2
-    assert problems[0].startswith(f"{path}:2: providers.a.api: ")
-    assert problems[1].startswith(f"{path}:5: providers.b.base_url: missing")
+    assert len(problems) == 3  # in file order
+    assert problems[0].startswith(f"{path}:1: default: no provider named 'nope'")
+    assert problems[1].startswith(f"{path}:3: providers.a.api: ")
+    assert problems[2].startswith(f"{path}:6: providers.b.base_url: missing")
+    assert str(caught.value) == "\n".join(problems)
 
 
 def test_quoted_and_dotted_keys_are_located(tmp_path: Path) -> None:
@@ -461,7 +464,7 @@ def test_provider_list_shows_status_never_the_key(tmp_path: Path) -> None:
         + KENARI
         + f'[providers.filed]\napi = "messages"\nbase_url = "https://u:{SECRET}@x.io/v1?key={SECRET}"\n'
         + f'model = "m"\napi_key = "{SECRET}"\nheaders = {{ x-api-key = "{SECRET}" }}\n'
-        + '[providers.local]\napi = "responses"\nbase_url = "http://localhost:8000/v1"\n'
+        + '[providers.local]\napi = "responses"\nbase_url = "http://localhost:8000/v1/"\n'
         + 'model = "q"\n',
     )
     config = load(path)
@@ -475,6 +478,8 @@ def test_provider_list_shows_status_never_the_key(tmp_path: Path) -> None:
     assert "in file" in lines[3]
     assert "none (keyless)" in lines[4]
     assert f"config: {path}" in listing
+
+    assert "http://localhost:8000/v1" in lines[4]
 
     missing = format_providers(config, {})
     assert "MISSING: set $KENARI_API_KEY" in missing
@@ -537,3 +542,10 @@ def test_dotted_round_trips_through_split_keys() -> None:
     keys = ("providers", "my box", "a.b", "plain-1")
     assert dotted(keys) == 'providers."my box"."a.b".plain-1'
     assert split_keys(dotted(keys)) == keys
+
+
+def test_provider_list_keeps_ipv6_hosts_readable(tmp_path: Path) -> None:
+    path = write(
+        tmp_path, '[providers.v6]\napi = "chat"\nbase_url = "http://[::1]:8080/v1"\nmodel = "m"\n'
+    )
+    assert "http://[::1]:8080/v1" in format_providers(load(path), {})
