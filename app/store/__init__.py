@@ -1,0 +1,28 @@
+"""The conversation history: SQLite in the data dir, saved as it streams, searchable, exportable.
+
+Pure core: no Textual or Rich here, so `triptych history` and `triptych export` work headless.
+"""
+
+from app.store.db import DEFAULT_FILENAME, ConversationNotFound, Store, StoreError
+from app.store.export import EXPORT_FORMATS, ExportFormat, export_conversation, format_history
+from app.store.liveness import INTERRUPTED_BY_EXIT
+from app.store.records import ConversationSummary, Kind, PaneInfo, StoredConversation, StoredMessage
+from app.store.saver import TurnSaver
+
+__all__ = [
+    "DEFAULT_FILENAME",
+    "EXPORT_FORMATS",
+    "INTERRUPTED_BY_EXIT",
+    "ConversationNotFound",
+    "ConversationSummary",
+    "ExportFormat",
+    "Kind",
+    "PaneInfo",
+    "Store",
+    "StoreError",
+    "StoredConversation",
+    "StoredMessage",
+    "TurnSaver",
+    "export_conversation",
+    "format_history",
+]

@@ -1,0 +1,312 @@
+"""The conversation history: one SQLite file in the data dir, written as things happen.
+
+Every write is its own short IMMEDIATE transaction committed at once, so what has been saved
+survives the process being killed, and two instances sharing the file wait on each other
+(busy_timeout) instead of failing with "database is locked". WAL lets readers run alongside a
+writer; synchronous=NORMAL keeps a streaming save cheap while staying safe against a crash of the
+app (only a power cut can lose the last second).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+from pathlib import Path
+
+from app.store import queries
+from app.store.liveness import INTERRUPTED_BY_EXIT, Owner, is_orphaned
+from app.store.records import (
+    KINDS,
+    ConversationSummary,
+    Kind,
+    StoredConversation,
+    row_to_message,
+    turn_columns,
+)
+from app.store.schema import LATEST_VERSION, SchemaTooNew, migrate
+from app.store.search_index import NO_FTS5_WARNING, ensure_index, fts5_available
+from app.wire.turn import Turn, TurnStatus
+
+BUSY_TIMEOUT_MS = 10_000
+DEFAULT_FILENAME = "history.sqlite3"
+
+
+class StoreError(Exception):
+    """The history cannot be used; the message says which file and what to do about it."""
+
+
+class ConversationNotFound(StoreError):
+    pass
+
+
+class Store:
+    """One connection to the history file. Calls are small and fast enough for the UI loop."""
+
+    def __init__(
+        self,
+        conn: sqlite3.Connection,
+        path: Path,
+        *,
+        fts5: bool,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self._conn = conn
+        self._lock = threading.RLock()  # the connection may be shared with a worker thread
+        self.path = path
+        self.fts5 = fts5
+        self.owner = str(Owner.current())
+        self.clock = clock  # wall clock for created_at/updated_at; injectable for tests
+        self.warnings: list[str] = [] if fts5 else [NO_FTS5_WARNING]
+        self.recovered: list[int] = []  # turns found orphaned at open and marked interrupted
+
+    @classmethod
+    def open(cls, path: Path, *, clock: Callable[[], float] = time.time) -> Store:
+        """Open (creating if needed) and migrate the history file, or raise a clear StoreError."""
+        path = Path(path)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        except (OSError, sqlite3.Error) as exc:
+            raise StoreError(_unusable(path, exc)) from exc
+        try:
+            conn.row_factory = sqlite3.Row
+            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS:d}")
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = NORMAL")
+            conn.execute("PRAGMA foreign_keys = ON")
+            migrate(conn)
+            fts5 = fts5_available(conn)
+            ensure_index(conn, fts5=fts5)
+            store = cls(conn, path, fts5=fts5, clock=clock)
+            store._recover_orphans()
+        except SchemaTooNew as exc:
+            conn.close()
+            raise StoreError(
+                f"The history file {path} was written by a newer Triptych (schema version "
+                f"{exc.found}; this one knows up to {LATEST_VERSION}). Upgrade Triptych, or move "
+                "the file aside to start a new history."
+            ) from exc
+        except sqlite3.Error as exc:
+            conn.close()
+            raise StoreError(_unusable(path, exc)) from exc
+        except StoreError:
+            conn.close()
+            raise
+        return store
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()
+
+    # -- writing ----------------------------------------------------------------------------
+
+    def create_conversation(
+        self, *, title: str = "", kind: Kind = "chat", system: str | None = None
+    ) -> int:
+        if kind not in KINDS:
+            raise ValueError(f"unknown conversation kind {kind!r}")
+        now = self.clock()
+        with self._write() as conn:
+            cur = conn.execute(
+                "INSERT INTO conversations (title, kind, system, created_at, updated_at) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (title, kind, system, now, now),
+            )
+        return _rowid(cur)
+
+    def add_user_message(self, conv_id: int, text: str) -> int:
+        """Store a prompt; committed before this returns, so before any request is sent."""
+        now = self.clock()
+        with self._write() as conn:
+            self._touch(conn, conv_id, now)
+            cur = conn.execute(
+                "INSERT INTO messages (conversation_id, role, text, created_at, updated_at) "
+                "VALUES (?, 'user', ?, ?, ?)",
+                (conv_id, text, now, now),
+            )
+        return _rowid(cur)
+
+    def start_turn(
+        self, conv_id: int, *, provider: str, model: str, api: str, pane: int = 0
+    ) -> int:
+        """Create the assistant row (status streaming) that save_turn will fill."""
+        now = self.clock()
+        with self._write() as conn:
+            self._touch(conn, conv_id, now)
+            cur = conn.execute(
+                "INSERT INTO messages (conversation_id, role, status, provider, model, api, pane,"
+                " owner, created_at, updated_at) VALUES (?, 'assistant', ?, ?, ?, ?, ?, ?, ?, ?)",
+                (conv_id, TurnStatus.STREAMING.value, provider, model, str(api), pane,
+                 self.owner, now, now),
+            )  # fmt: skip
+        return _rowid(cur)
+
+    def save_turn(
+        self,
+        turn_id: int,
+        turn: Turn,
+        *,
+        ttft_ms: int | None = None,
+        duration_ms: int | None = None,
+        final: bool = False,
+    ) -> None:
+        """Write the turn as it stands. `final` marks the last save; the turn must be settled."""
+        if final and not turn.done:
+            raise ValueError("a final save needs a settled turn: call turn.end() first")
+        columns = turn_columns(turn)
+        columns.update(ttft_ms=ttft_ms, duration_ms=duration_ms, updated_at=self.clock())
+        if final:
+            columns["owner"] = None
+        assignments = ", ".join(f"{name} = :{name}" for name in columns)
+        with self._write() as conn:
+            cur = conn.execute(
+                f"UPDATE messages SET {assignments} WHERE id = :id AND role = 'assistant'",
+                {**columns, "id": turn_id},
+            )
+            if cur.rowcount != 1:
+                raise StoreError(f"no assistant turn {turn_id} in {self.path}")
+            if final:
+                conn.execute(
+                    "UPDATE conversations SET updated_at = ? WHERE id = "
+                    "(SELECT conversation_id FROM messages WHERE id = ?)",
+                    (columns["updated_at"], turn_id),
+                )
+
+    def rename(self, conv_id: int, title: str) -> None:
+        with self._write() as conn:
+            cur = conn.execute("UPDATE conversations SET title = ? WHERE id = ?", (title, conv_id))
+            self._found(cur, conv_id)
+
+    def delete(self, conv_id: int) -> None:
+        with self._write() as conn:
+            cur = conn.execute("DELETE FROM conversations WHERE id = ?", (conv_id,))
+            self._found(cur, conv_id)
+
+    def delete_messages_from(self, conv_id: int, message_id: int) -> int:
+        """Drop a message and everything after it (retry and edit); returns how many went."""
+        with self._write() as conn:
+            cur = conn.execute(
+                "DELETE FROM messages WHERE conversation_id = ? AND id >= ?", (conv_id, message_id)
+            )
+        return cur.rowcount
+
+    def delete_message(self, message_id: int) -> None:
+        """Drop one message, e.g. one pane's answer in a comparison being retried."""
+        with self._write() as conn:
+            conn.execute("DELETE FROM messages WHERE id = ?", (message_id,))
+
+    # -- reading ----------------------------------------------------------------------------
+
+    def list_conversations(self, limit: int = 100) -> list[ConversationSummary]:
+        """Newest first (by last activity)."""
+        with self._read() as conn:
+            return queries.summaries(conn, queries.newest_ids(conn, limit))
+
+    def search(self, query: str, limit: int = 100) -> list[ConversationSummary]:
+        """Conversations whose prompts, answers or title hold every word of `query`."""
+        if not query.split():
+            return self.list_conversations(limit)
+        with self._read() as conn:
+            hits = queries.search_hits(conn, query, limit, fts5=self.fts5)
+            found = queries.summaries(conn, list(hits))
+        return [replace(s, snippet=hits[s.id]) for s in found]
+
+    def load(self, conv_id: int) -> StoredConversation:
+        with self._read() as conn:
+            row = conn.execute("SELECT * FROM conversations WHERE id = ?", (conv_id,)).fetchone()
+            if row is None:
+                raise ConversationNotFound(f"no conversation {conv_id} in the history")
+            rows = conn.execute(
+                "SELECT * FROM messages WHERE conversation_id = ? ORDER BY id", (conv_id,)
+            ).fetchall()
+        return StoredConversation(
+            id=row["id"],
+            title=row["title"],
+            kind=row["kind"],
+            system=row["system"],
+            created_at=row["created_at"],
+            updated_at=row["updated_at"],
+            messages=[row_to_message(r) for r in rows],
+        )
+
+    def last_conversation_id(self) -> int | None:
+        with self._read() as conn:
+            ids = queries.newest_ids(conn, 1)
+        return ids[0] if ids else None
+
+    # -- internals --------------------------------------------------------------------------
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        with self._lock, self._errors():
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._conn
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+            self._conn.execute("COMMIT")
+
+    @contextmanager
+    def _read(self) -> Iterator[sqlite3.Connection]:
+        with self._lock, self._errors():
+            yield self._conn
+
+    @contextmanager
+    def _errors(self) -> Iterator[None]:
+        try:
+            yield
+        except sqlite3.Error as exc:
+            raise StoreError(_unusable(self.path, exc)) from exc
+
+    def _touch(self, conn: sqlite3.Connection, conv_id: int, now: float) -> None:
+        cur = conn.execute("UPDATE conversations SET updated_at = ? WHERE id = ?", (now, conv_id))
+        self._found(cur, conv_id)
+
+    @staticmethod
+    def _found(cur: sqlite3.Cursor, conv_id: int) -> None:
+        if cur.rowcount == 0:
+            raise ConversationNotFound(f"no conversation {conv_id} in the history")
+
+    def _recover_orphans(self) -> None:
+        """Mark turns whose writer died mid-stream as interrupted, keeping what they had."""
+        now = self.clock()
+        rows = self._conn.execute(
+            "SELECT id, owner, updated_at FROM messages WHERE status = 'streaming'"
+        ).fetchall()
+        orphans = [r["id"] for r in rows if is_orphaned(r["owner"], r["updated_at"], now)]
+        if not orphans:
+            return
+        with self._write() as conn:
+            conn.executemany(
+                "UPDATE messages SET status = 'interrupted', owner = NULL, interruption = "
+                "CASE WHEN interruption = '' THEN ? ELSE interruption END "
+                "WHERE id = ? AND status = 'streaming'",
+                [(INTERRUPTED_BY_EXIT, turn_id) for turn_id in orphans],
+            )
+        self.recovered = orphans
+
+
+def _rowid(cur: sqlite3.Cursor) -> int:
+    assert cur.lastrowid is not None
+    return cur.lastrowid
+
+
+def _unusable(path: Path, exc: BaseException) -> str:
+    if isinstance(exc, sqlite3.DatabaseError) and not isinstance(exc, sqlite3.OperationalError):
+        return (
+            f"The history file {path} is damaged or is not a Triptych database ({exc}). "
+            f"Move it aside (for example rename it to {path.name}.broken) and Triptych will "
+            "start a new history; this session runs without history."
+        )
+    return (
+        f"The history file {path} cannot be used ({exc}). Check that its folder exists and is "
+        "writable and that no other program holds it; this session runs without history."
+    )
+
+
+__all__ = ["DEFAULT_FILENAME", "ConversationNotFound", "Store", "StoreError"]

@@ -1,0 +1,196 @@
+"""History as text: the headless list (`triptych history`) and exports (`triptych export`).
+
+Model output is untrusted and these strings usually land on a terminal, so control characters
+are made visible (ESC becomes ␛) instead of being passed through as terminal escapes. The store
+never holds API keys, so nothing here needs scrubbing; tests assert that stays true.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import datetime
+from typing import Any, Literal
+
+from app.store.db import Store
+from app.store.records import ConversationSummary, StoredConversation, StoredMessage
+
+ExportFormat = Literal["md", "json"]
+EXPORT_FORMATS: tuple[ExportFormat, ...] = ("md", "json")
+JSON_FORMAT_VERSION = 1
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_C1 = re.compile(r"[\x80-\x9f]")
+
+
+def visible(text: str) -> str:
+    """Text safe to print: C0 controls as their Unicode control pictures, C1 as U+FFFD."""
+    text = text.replace("\r\n", "\n")
+    return _CONTROL.sub(_picture, text)
+
+
+def _picture(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    if code < 0x20:
+        return chr(0x2400 + code)
+    return "\u2421" if code == 0x7F else "\ufffd"
+
+
+def _when(timestamp: float) -> str:
+    return datetime.fromtimestamp(timestamp).astimezone().strftime("%Y-%m-%d %H:%M")
+
+
+# -- the list ---------------------------------------------------------------------------------
+
+
+def format_history(store: Store, *, limit: int = 100, query: str | None = None) -> str:
+    """The conversation list, newest first, one line each: id, date, kind, providers, title."""
+    found = store.search(query, limit) if query else store.list_conversations(limit)
+    if not found:
+        return "No matching conversations." if query else "No conversations yet."
+    return "\n".join(_summary_line(s) for s in found) + "\n"
+
+
+def _summary_line(s: ConversationSummary) -> str:
+    providers = ", ".join(s.providers) or "-"
+    title = s.title or "(empty)"
+    line = f"{s.id:>5}  {_when(s.updated_at)}  {s.kind:<7}  {providers:<20}  {title}"
+    if s.snippet:
+        line += f"\n       {s.snippet}"
+    return visible(line)
+
+
+# -- exports ----------------------------------------------------------------------------------
+
+
+def export_conversation(store: Store, conv_id: int, fmt: ExportFormat = "md") -> str:
+    """The whole conversation as Markdown or JSON; raises ConversationNotFound for a bad id."""
+    if fmt not in EXPORT_FORMATS:
+        raise ValueError(f"unknown export format {fmt!r}; use md or json")
+    conversation = store.load(conv_id)
+    return to_json(conversation) if fmt == "json" else to_markdown(conversation)
+
+
+def to_json(conv: StoredConversation) -> str:
+    document = {
+        "format": "triptych-conversation",
+        "version": JSON_FORMAT_VERSION,
+        "id": conv.id,
+        "title": conv.title,
+        "kind": conv.kind,
+        "system": conv.system,
+        "created_at": _iso(conv.created_at),
+        "updated_at": _iso(conv.updated_at),
+        "messages": [_message_dict(m) for m in conv.messages],
+    }
+    text = json.dumps(document, ensure_ascii=False, indent=2)
+    # json escapes C0 controls itself; escape C1 too so no byte of it acts on a terminal.
+    return _C1.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n"
+
+
+def _message_dict(m: StoredMessage) -> dict[str, Any]:
+    out: dict[str, Any] = {"id": m.id, "role": m.role, "text": m.text}
+    out["created_at"] = _iso(m.created_at)
+    turn = m.turn
+    if turn is None:
+        return out
+    usage = turn.usage
+    out.update(
+        pane=m.pane,
+        provider=m.provider,
+        model=m.model,
+        api=m.api,
+        status=str(turn.status),
+        reasoning=turn.reasoning,
+        reasoning_signature=turn.reasoning_signature,
+        redacted_reasoning=list(turn.redacted_reasoning),
+        tool_calls=[
+            {"id": c.id, "name": c.name, "arguments": c.arguments, "invalid_json": c.invalid_json}
+            for c in turn.tool_calls
+        ],
+        sources=[{"url": s.url, "title": s.title} for s in turn.sources],
+        usage=None
+        if usage is None
+        else {
+            "input_tokens": usage.input_tokens,
+            "output_tokens": usage.output_tokens,
+            "cached_tokens": usage.cached_tokens,
+        },
+        finish_reason=turn.finish_reason,
+        finish_detail=turn.finish_detail,
+        error=None
+        if turn.error is None
+        else {"code": turn.error.code, "message": turn.error.message},
+        interruption=turn.interruption,
+        ttft_ms=m.ttft_ms,
+        duration_ms=m.duration_ms,
+    )
+    return out
+
+
+def _iso(timestamp: float) -> str:
+    return datetime.fromtimestamp(timestamp).astimezone().isoformat(timespec="seconds")
+
+
+def to_markdown(conv: StoredConversation) -> str:
+    compare = conv.kind == "compare"
+    lines = [f"# {conv.title or 'Conversation'} (#{conv.id})", ""]
+    lines.append(f"*{conv.kind}, started {_when(conv.created_at)}*")
+    lines.append("")
+    if conv.system:
+        lines += ["## System", "", conv.system, ""]
+    for m in conv.messages:
+        if m.turn is None:
+            lines += ["## You", "", m.text, ""]
+            continue
+        lines += [_assistant_heading(m, compare), ""]
+        turn = m.turn
+        if turn.reasoning:
+            quoted = "\n".join("> " + line for line in turn.reasoning.splitlines())
+            lines += ["> **Reasoning**", ">", quoted, ""]
+        if m.text:
+            lines += [m.text, ""]
+        for call in turn.tool_calls:
+            lines += [f"**Tool call** `{call.name}` ({call.id})", "", "```json", call.arguments]
+            lines += ["```", ""]
+        if turn.sources:
+            lines += ["**Sources**", ""]
+            lines += [f"- [{s.title or s.url}]({s.url})" for s in turn.sources]
+            lines.append("")
+        footer = _footer(m)
+        if footer:
+            lines += [f"*{footer}*", ""]
+    return visible("\n".join(lines).rstrip("\n") + "\n")
+
+
+def _assistant_heading(m: StoredMessage, compare: bool) -> str:
+    who = f"{m.provider} · {m.model}" if m.model else str(m.provider)
+    return f"## {who} (pane {m.pane})" if compare else f"## {who}"
+
+
+def _footer(m: StoredMessage) -> str:
+    assert m.turn is not None
+    turn = m.turn
+    parts = [str(turn.status)]
+    if turn.error is not None:
+        parts.append(f"error: {turn.error.message}")
+    if turn.interruption:
+        parts.append(turn.interruption)
+    if turn.usage is not None:
+        parts.append(f"{turn.usage.input_tokens or 0} in / {turn.usage.output_tokens or 0} out")
+    if m.ttft_ms is not None:
+        parts.append(f"first token {m.ttft_ms} ms")
+    if m.duration_ms is not None:
+        parts.append(f"{m.duration_ms / 1000:.1f} s")
+    return " · ".join(parts)
+
+
+__all__ = [
+    "EXPORT_FORMATS",
+    "ExportFormat",
+    "export_conversation",
+    "format_history",
+    "to_json",
+    "to_markdown",
+    "visible",
+]

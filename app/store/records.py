@@ -1,0 +1,194 @@
+"""What the store hands back, and how a `Turn` maps to a row and back.
+
+Text, reasoning and scalar fields get their own columns (searchable, readable with the sqlite3
+shell); the nested parts (tool calls, sources, usage) are JSON. A rebuilt `Turn` carries
+everything a request builder needs to send the answer back: signature, redacted blocks, calls.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from app.conversation import Conversation, Message
+from app.wire.events import Source, StreamError, Usage
+from app.wire.turn import ToolCall, Turn, TurnStatus
+
+Kind = Literal["chat", "compare"]
+KINDS: tuple[Kind, ...] = ("chat", "compare")
+
+
+@dataclass(frozen=True, slots=True)
+class ConversationSummary:
+    """One line of the history list."""
+
+    id: int
+    title: str  # the user's title, or the first line of the first prompt
+    kind: Kind
+    providers: tuple[str, ...]  # distinct, in the order they first answered
+    message_count: int
+    created_at: float  # wall clock, seconds since the epoch
+    updated_at: float
+    snippet: str = ""  # for search results: where the words were found
+
+
+@dataclass(frozen=True, slots=True)
+class PaneInfo:
+    pane: int
+    provider: str
+    model: str
+    api: str
+
+
+@dataclass(slots=True)
+class StoredMessage:
+    id: int
+    role: Literal["user", "assistant"]
+    text: str
+    created_at: float
+    turn: Turn | None = None  # assistant only; status and all parts rebuilt
+    pane: int | None = None  # assistant only; user prompts are shared by every pane
+    provider: str | None = None  # per turn, so a conversation can change provider or format
+    model: str | None = None
+    api: str | None = None
+    ttft_ms: int | None = None
+    duration_ms: int | None = None
+
+
+@dataclass(slots=True)
+class StoredConversation:
+    id: int
+    title: str
+    kind: Kind
+    system: str | None
+    created_at: float
+    updated_at: float
+    messages: list[StoredMessage] = field(default_factory=list)
+
+    @property
+    def panes(self) -> list[PaneInfo]:
+        """Each pane with the provider, model and format of its latest turn."""
+        latest: dict[int, PaneInfo] = {}
+        for m in self.messages:
+            if m.role == "assistant" and m.pane is not None:
+                latest[m.pane] = PaneInfo(m.pane, m.provider or "", m.model or "", m.api or "")
+        return [latest[p] for p in sorted(latest)]
+
+    def conversation(self, pane: int = 0) -> Conversation:
+        """The history one pane continues from: every prompt, and that pane's answers only."""
+        messages = [
+            Message(m.role, m.text, m.turn)
+            for m in self.messages
+            if m.role == "user" or m.pane == pane
+        ]
+        return Conversation(self.system, messages)
+
+
+# -- Turn <-> row -----------------------------------------------------------------------------
+
+
+def turn_columns(turn: Turn) -> dict[str, Any]:
+    """The assistant-row columns that come from the turn itself."""
+    usage = turn.usage
+    return {
+        "text": turn.text,
+        "status": str(turn.status),
+        "reasoning": turn.reasoning,
+        "reasoning_signature": turn.reasoning_signature,
+        "redacted_reasoning": _dump(turn.redacted_reasoning) if turn.redacted_reasoning else None,
+        "tool_calls": _dump([_call_dict(c) for c in turn.tool_calls]) if turn.calls else None,
+        "sources": _dump([[s.url, s.title] for s in turn.sources]) if turn.sources else None,
+        "usage": _dump([usage.input_tokens, usage.output_tokens, usage.cached_tokens])
+        if usage is not None
+        else None,
+        "finish_reason": turn.finish_reason,
+        "finish_detail": turn.finish_detail,
+        "error_code": turn.error.code if turn.error else None,
+        "error_message": turn.error.message if turn.error else None,
+        "interruption": turn.interruption,
+        "terminal_seen": int(turn.terminal_seen),
+    }
+
+
+def row_to_turn(row: sqlite3.Row) -> Turn:
+    turn = Turn(
+        status=TurnStatus(row["status"] or TurnStatus.INTERRUPTED),
+        text_parts=[row["text"]] if row["text"] else [],
+        reasoning_parts=[row["reasoning"]] if row["reasoning"] else [],
+        reasoning_signature=row["reasoning_signature"],
+        redacted_reasoning=_load(row["redacted_reasoning"], []),
+        finish_reason=row["finish_reason"],
+        finish_detail=row["finish_detail"],
+        terminal_seen=bool(row["terminal_seen"]),
+        interruption=row["interruption"],
+    )
+    for item in _load(row["tool_calls"], []):
+        call = ToolCall(item["index"], item["id"], item["name"], [item["arguments"]])
+        if item["closed"]:
+            call.close()  # re-parses the arguments: value and invalid_json come back as they were
+        turn.calls[call.index] = call
+    turn.sources = [Source(url, title) for url, title in _load(row["sources"], [])]
+    if row["usage"] is not None:
+        turn.usage = Usage(*_load(row["usage"], []))
+    if row["error_message"] is not None:
+        turn.error = StreamError(row["error_code"], row["error_message"])
+    return turn
+
+
+def row_to_message(row: sqlite3.Row) -> StoredMessage:
+    assistant = row["role"] == "assistant"
+    return StoredMessage(
+        id=row["id"],
+        role="assistant" if assistant else "user",
+        text=row["text"],
+        created_at=row["created_at"],
+        turn=row_to_turn(row) if assistant else None,
+        pane=row["pane"],
+        provider=row["provider"],
+        model=row["model"],
+        api=row["api"],
+        ttft_ms=row["ttft_ms"],
+        duration_ms=row["duration_ms"],
+    )
+
+
+def first_line(text: str, limit: int = 80) -> str:
+    for line in text.splitlines():
+        if line.strip():
+            line = line.strip()
+            return line if len(line) <= limit else line[: limit - 1] + "…"
+    return ""
+
+
+def _call_dict(call: ToolCall) -> dict[str, Any]:
+    return {
+        "index": call.index,
+        "id": call.id,
+        "name": call.name,
+        "arguments": call.arguments,
+        "closed": call.closed,
+    }
+
+
+def _dump(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _load(text: str | None, default: Any) -> Any:
+    return default if text is None else json.loads(text)
+
+
+__all__ = [
+    "KINDS",
+    "ConversationSummary",
+    "Kind",
+    "PaneInfo",
+    "StoredConversation",
+    "StoredMessage",
+    "first_line",
+    "row_to_message",
+    "row_to_turn",
+    "turn_columns",
+]

@@ -1,0 +1,74 @@
+"""Saving a streaming turn at most about a second behind, without a write per token.
+
+The UI calls `maybe_save` on every render tick and `final` once the turn is settled. A save is
+skipped while nothing has changed, except for an occasional heartbeat that tells other instances
+the writer is still alive (see liveness.STALE_AFTER).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Hashable
+
+from app.store.db import Store
+from app.store.liveness import STALE_AFTER
+from app.wire.turn import Turn
+
+HEARTBEAT = STALE_AFTER / 4
+
+
+class TurnSaver:
+    def __init__(self, store: Store, turn_id: int, *, interval: float = 1.0) -> None:
+        self.store = store
+        self.turn_id = turn_id
+        self.interval = interval
+        self.saves = 0
+        self._last_at: float | None = None
+        self._last_shape: Hashable = None
+
+    def maybe_save(self, turn: Turn, now: float | None = None) -> bool:
+        """Save if `interval` has passed since the last save and the turn changed; True if saved.
+
+        `now` is a monotonic time in seconds (time.monotonic() when omitted).
+        """
+        now = time.monotonic() if now is None else now
+        last = self._last_at
+        if last is not None and now - last < self.interval:
+            return False
+        shape = _shape(turn)
+        if last is not None and shape == self._last_shape and now - last < HEARTBEAT:
+            return False
+        self.store.save_turn(self.turn_id, turn)
+        self._last_at, self._last_shape = now, shape
+        self.saves += 1
+        return True
+
+    def final(
+        self, turn: Turn, *, ttft_ms: int | None = None, duration_ms: int | None = None
+    ) -> None:
+        """The last save, with timings; the turn must be settled (turn.end())."""
+        self.store.save_turn(
+            self.turn_id, turn, ttft_ms=ttft_ms, duration_ms=duration_ms, final=True
+        )
+        self.saves += 1
+
+
+def _shape(turn: Turn) -> Hashable:
+    """Cheap fingerprint of a turn's progress: every part list only grows while streaming."""
+    return (
+        turn.status,
+        len(turn.text_parts),
+        len(turn.reasoning_parts),
+        tuple((c.index, len(c.parts), c.closed, c.id, c.name) for c in turn.calls.values()),
+        len(turn.sources),
+        len(turn.redacted_reasoning),
+        turn.reasoning_signature,
+        turn.usage,
+        turn.finish_reason,
+        turn.error,
+        turn.interruption,
+        turn.terminal_seen,
+    )
+
+
+__all__ = ["HEARTBEAT", "TurnSaver"]

@@ -1,0 +1,133 @@
+"""The history schema as an ordered list of migrations, tracked by `PRAGMA user_version`.
+
+A migration is never edited once released: a database written by any earlier Triptych is brought
+forward step by step, and one written by a newer Triptych is refused rather than misread.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Migration:
+    version: int
+    description: str
+    sql: str
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(
+        1,
+        "conversations and their messages; an assistant row holds one whole turn",
+        """
+        CREATE TABLE conversations (
+            id INTEGER PRIMARY KEY,
+            title TEXT NOT NULL DEFAULT '',
+            system TEXT,
+            created_at REAL NOT NULL,
+            updated_at REAL NOT NULL
+        );
+        CREATE TABLE messages (
+            id INTEGER PRIMARY KEY,
+            conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+            role TEXT NOT NULL CHECK (role IN ('user', 'assistant')),
+            text TEXT NOT NULL DEFAULT '',
+            provider TEXT,
+            model TEXT,
+            api TEXT,
+            status TEXT,
+            reasoning TEXT NOT NULL DEFAULT '',
+            reasoning_signature TEXT,
+            redacted_reasoning TEXT,
+            tool_calls TEXT,
+            sources TEXT,
+            usage TEXT,
+            finish_reason TEXT,
+            finish_detail TEXT NOT NULL DEFAULT '',
+            error_code TEXT,
+            error_message TEXT,
+            interruption TEXT NOT NULL DEFAULT '',
+            terminal_seen INTEGER NOT NULL DEFAULT 0,
+            ttft_ms INTEGER,
+            duration_ms INTEGER,
+            owner TEXT,
+            created_at REAL NOT NULL,
+            updated_at REAL NOT NULL
+        );
+        CREATE INDEX messages_by_conversation ON messages (conversation_id, id);
+        CREATE INDEX messages_streaming ON messages (status) WHERE status = 'streaming';
+        CREATE INDEX conversations_by_update ON conversations (updated_at, id);
+        """,
+    ),
+    Migration(
+        2,
+        "compare sessions: a conversation kind, and the pane each assistant turn belongs to",
+        """
+        ALTER TABLE conversations ADD COLUMN kind TEXT NOT NULL DEFAULT 'chat'
+            CHECK (kind IN ('chat', 'compare'));
+        ALTER TABLE messages ADD COLUMN pane INTEGER;
+        UPDATE messages SET pane = 0 WHERE role = 'assistant';
+        """,
+    ),
+)
+
+LATEST_VERSION = MIGRATIONS[-1].version
+
+
+class SchemaTooNew(Exception):
+    """The file was written by a newer Triptych; reading it could lose what that one added."""
+
+    def __init__(self, found: int) -> None:
+        super().__init__(found)
+        self.found = found
+
+
+def schema_version(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("PRAGMA user_version").fetchone()[0])
+
+
+def migrate(conn: sqlite3.Connection) -> list[int]:
+    """Bring the database to LATEST_VERSION; returns the versions applied.
+
+    Runs in one IMMEDIATE transaction so two instances starting together cannot both migrate:
+    the second waits on the lock, then sees the new version and does nothing.
+    """
+    if schema_version(conn) == LATEST_VERSION:
+        return []
+    applied: list[int] = []
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        current = schema_version(conn)
+        if current > LATEST_VERSION:
+            raise SchemaTooNew(current)
+        for migration in MIGRATIONS:
+            if migration.version <= current:
+                continue
+            for statement in _statements(migration.sql):
+                conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {migration.version:d}")
+            applied.append(migration.version)
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    return applied
+
+
+def _statements(script: str) -> list[str]:
+    """Split a migration into statements; `executescript` would commit our open transaction."""
+    statements: list[str] = []
+    pending = ""
+    for line in script.splitlines(keepends=True):
+        pending += line
+        if sqlite3.complete_statement(pending):
+            statements.append(pending.strip())
+            pending = ""
+    if pending.strip():
+        statements.append(pending.strip())
+    return statements
+
+
+__all__ = ["LATEST_VERSION", "MIGRATIONS", "Migration", "SchemaTooNew", "migrate", "schema_version"]
