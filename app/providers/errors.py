@@ -1,0 +1,204 @@
+"""Turning HTTP error answers and transport failures into short messages a person can act on.
+
+A provider's own words are the most useful thing to show, so each format's JSON error shape is
+read first (OpenAI `{"error": {...}}`, Anthropic `{"type": "error", "error": {...}}`, plain
+`{"message"}` / `{"detail"}`); an HTML page or plain text is shown tag-stripped and trimmed.
+Every message passes through `scrub` so an echoed API key never reaches the screen.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import ssl
+from collections.abc import Iterable
+from typing import Any
+
+import httpx
+
+from app.wire.events import StreamError
+
+MAX_ERROR_BODY = 64 * 1024  # bytes of an error body worth reading
+MAX_MESSAGE = 300  # characters of a non-JSON body worth showing
+REDACTED = "[redacted]"
+
+_TAG = re.compile(r"<[^>]*>")
+_HIDDEN = re.compile(r"<(script|style|head)\b.*?</\1\s*>", re.IGNORECASE | re.DOTALL)
+_TITLE = re.compile(r"<title[^>]*>(.*?)</title\s*>", re.IGNORECASE | re.DOTALL)
+_SPACE = re.compile(r"\s+")
+
+
+class ProviderError(Exception):
+    """A failed non-streaming call (e.g. listing models); `str()` is the message to show."""
+
+    def __init__(self, code: str | None, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def scrub(text: str, secrets: Iterable[str | None]) -> str:
+    for secret in secrets:
+        if secret and secret in text:
+            text = text.replace(secret, REDACTED)
+    return text
+
+
+def http_error(
+    status: int, body: bytes, *, content_type: str = "", retry_after: str | None = None
+) -> StreamError:
+    """A non-2xx answer: the provider's code (else `http_<status>`) and its message."""
+    code, message = error_from_body(body, content_type)
+    reason = httpx.codes.get_reason_phrase(status)
+    head = f"HTTP {status}" + (f" {reason}" if reason and not message else "")
+    text = f"{head}: {message}" if message else head
+    if retry_after:
+        wait = retry_after.strip()
+        text += f" (retry after {wait} s)" if wait.isdigit() else f" (retry after {wait})"
+    return StreamError(code or f"http_{status}", text)
+
+
+def error_from_body(body: bytes, content_type: str = "") -> tuple[str | None, str]:
+    """(code, message) from an error body of any shape; ("", "") for an empty one."""
+    text = body[:MAX_ERROR_BODY].decode("utf-8", "replace").strip()
+    if not text:
+        return None, ""
+    document = _json_document(text)
+    if document is not None:
+        found = error_in_document(document)
+        if found is not None:
+            return found.code, found.message
+        return None, _trim(_SPACE.sub(" ", text))
+    if "html" in content_type.lower() or text.startswith("<"):
+        return None, html_text(text)
+    return None, _trim(_SPACE.sub(" ", text))
+
+
+def error_in_document(document: object) -> StreamError | None:
+    """The error a JSON document carries, in any of the shapes providers use; else None."""
+    if not isinstance(document, dict):
+        return None
+    error = document.get("error")
+    if isinstance(error, dict):
+        code = error.get("code") or error.get("type")
+        message = error.get("message") or error.get("detail") or json.dumps(error)
+        return StreamError(str(code) if code else None, str(message))
+    if isinstance(error, str) and error:
+        return StreamError(None, error)
+    if document.get("type") == "error" or (
+        "choices" not in document and "output" not in document and "content" not in document
+    ):
+        message = document.get("message") or document.get("detail")
+        if isinstance(message, str) and message:
+            code = document.get("code")
+            return StreamError(str(code) if code else None, message)
+        if isinstance(message, list | dict):
+            return StreamError(None, json.dumps(message, ensure_ascii=False)[:MAX_MESSAGE])
+    return None
+
+
+def html_text(page: str) -> str:
+    """The readable part of an HTML error page: its title and text, tags stripped."""
+    title = _TITLE.search(page)
+    body = _SPACE.sub(" ", html.unescape(_TAG.sub(" ", _HIDDEN.sub(" ", page)))).strip()
+    if title:
+        heading = _SPACE.sub(" ", html.unescape(_TAG.sub("", title.group(1)))).strip()
+        if heading and not body.startswith(heading):
+            body = f"{heading} — {body}" if body else heading
+    return _trim(body)
+
+
+def transport_error(exc: Exception, url: str, *, timeout: float | None = None) -> StreamError:
+    """A network failure before any answer: a plain message naming the host."""
+    target = _host_port(url)
+    if isinstance(exc, httpx.ConnectTimeout):
+        within = f" within {timeout:g} s" if timeout else ""
+        return StreamError("connect_timeout", f"could not connect to {target}{within} (timed out)")
+    if isinstance(exc, httpx.TimeoutException):
+        within = f" within {timeout:g} s" if timeout else ""
+        return StreamError("timeout", f"no answer from {target}{within} (timed out)")
+    if isinstance(exc, httpx.ConnectError):
+        return StreamError("connect_error", f"could not connect to {target} ({_cause(exc)})")
+    if isinstance(exc, httpx.UnsupportedProtocol | httpx.InvalidURL):
+        return StreamError("bad_url", f"cannot use the URL {url!r} ({exc})")
+    return StreamError("network_error", f"the request to {target} failed ({_cause(exc)})")
+
+
+def stream_cut_reason(exc: Exception) -> str:
+    """Why a body stopped early, for `turn.interruption`."""
+    if isinstance(exc, httpx.TimeoutException):
+        return "the stream went silent for too long"
+    return f"the connection broke before the stream finished ({_cause(exc)})"
+
+
+def _cause(exc: BaseException) -> str:
+    chain: list[BaseException] = []
+    seen: BaseException | None = exc
+    while seen is not None and len(chain) < 6:
+        chain.append(seen)
+        seen = seen.__cause__ or seen.__context__
+    for item in chain:
+        if isinstance(item, ssl.SSLCertVerificationError):
+            return f"TLS certificate not trusted: {item.verify_message}"
+        if isinstance(item, ssl.SSLError):
+            return f"TLS error: {item.reason or item}"
+        if isinstance(item, ConnectionRefusedError):
+            return "connection refused"
+        if isinstance(item, ConnectionResetError):
+            return "connection reset by the server"
+    text = " ".join(str(item) for item in chain[:1]) or type(exc).__name__
+    lowered = text.lower()
+    if "refused" in lowered:
+        return "connection refused"
+    if "name or service not known" in lowered or "name resolution" in lowered:
+        return "the host name could not be resolved"
+    if "nodename nor servname" in lowered or "getaddrinfo" in lowered:
+        return "the host name could not be resolved"
+    if "reset by peer" in lowered:
+        return "connection reset by the server"
+    if "certificate" in lowered or "ssl" in lowered:
+        return f"TLS error: {text}"
+    return text
+
+
+def _host_port(url: str) -> str:
+    try:
+        parsed = httpx.URL(url)
+    except (httpx.InvalidURL, TypeError, ValueError):
+        return url
+    port = parsed.port or (443 if parsed.scheme == "https" else 80)
+    return f"{parsed.host}:{port}"
+
+
+def _json_document(text: str) -> Any:
+    if text.startswith(("data:", "event:")):
+        # An error sent as an event stream: take the first data line.
+        for line in text.splitlines():
+            if line.startswith("data:"):
+                text = line[5:].strip()
+                break
+    if not text.startswith(("{", "[")):
+        return None
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
+def _trim(text: str) -> str:
+    return text if len(text) <= MAX_MESSAGE else text[: MAX_MESSAGE - 1].rstrip() + "…"
+
+
+__all__ = [
+    "MAX_ERROR_BODY",
+    "REDACTED",
+    "ProviderError",
+    "error_from_body",
+    "error_in_document",
+    "html_text",
+    "http_error",
+    "scrub",
+    "stream_cut_reason",
+    "transport_error",
+]

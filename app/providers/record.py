@@ -1,0 +1,203 @@
+"""Recordings: what was sent and exactly which bytes came back, and when.
+
+A recording is a JSON Lines file; each exchange (one request) is a run of lines:
+
+    {"type": "request", "format": "triptych-recording/1", "time": "<ISO 8601 UTC>",
+     "method": "POST", "url": "...", "headers": {...}, "body": {...}}
+    {"type": "response", "t": 0.412, "status": 200, "headers": {...}}
+    {"type": "data", "t": 0.415, "text": "data: {...}\\n\\n"}      one line per network read
+    {"type": "data", "t": 0.433, "base64": "..."}                 when a read is not valid UTF-8
+    {"type": "end", "t": 2.871, "outcome": "eof", "detail": ""}
+
+`t` is seconds since the request was sent (monotonic clock). `outcome` is one of `done` (the
+client stopped reading at the terminal event), `eof` (the server ended the body), `stopped`
+(cancelled by the user), `error` (transport failure or timeout; `detail` says which).
+A response line is missing when no answer arrived. Several exchanges may share a file; every
+line carries `"n"`, the exchange's number in the file, so concurrent streams can interleave.
+
+Secrets never reach the file: auth headers (`Authorization`, `x-api-key`, ...) are replaced by
+"[redacted]", and the key string itself is replaced wherever it appears, even in response bytes.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import IO, Any
+
+FORMAT = "triptych-recording/1"
+REDACTED = "[redacted]"
+SECRET_HEADERS = frozenset(
+    {"authorization", "proxy-authorization", "x-api-key", "api-key", "x-goog-api-key", "cookie"}
+)
+
+
+def redact_headers(
+    headers: Mapping[str, str], secrets: Iterable[str | None] = ()
+) -> dict[str, str]:
+    keys = [s for s in secrets if s]
+    out: dict[str, str] = {}
+    for name, value in headers.items():
+        if name.lower() in SECRET_HEADERS or any(k in value for k in keys):
+            out[name] = REDACTED
+        else:
+            out[name] = value
+    return out
+
+
+class Recorder:
+    """Appends exchanges to one file. Opened lazily, flushed per line, closed with `close`."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._file: IO[str] | None = None
+        self._count = 0
+
+    def exchange(
+        self,
+        method: str,
+        url: str,
+        headers: Mapping[str, str],
+        body: Any,
+        secrets: Iterable[str | None] = (),
+    ) -> RecordedExchange:
+        """Write the request line and return the handle for what comes back."""
+        self._count += 1
+        recorded = RecordedExchange(self, self._count, [s for s in secrets if s])
+        recorded.write(
+            {
+                "type": "request",
+                "format": FORMAT,
+                "time": datetime.now(UTC).isoformat(timespec="milliseconds"),
+                "method": method,
+                "url": url,
+                "headers": redact_headers(headers, recorded.secrets),
+                "body": body,
+            }
+        )
+        return recorded
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+    def write_line(self, text: str) -> None:
+        if self._file is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._file = self.path.open("a", encoding="utf-8")
+        self._file.write(text + "\n")
+        self._file.flush()
+
+
+class RecordedExchange:
+    """One request's lines. `n` tells concurrent exchanges in one file apart."""
+
+    def __init__(self, recorder: Recorder, number: int, secrets: list[str]) -> None:
+        self.recorder = recorder
+        self.number = number
+        self.secrets = secrets
+        self._start = time.monotonic()
+
+    def response(self, status: int, headers: Mapping[str, str]) -> None:
+        self.write(
+            {
+                "type": "response",
+                "t": self._elapsed(),
+                "status": status,
+                "headers": redact_headers(headers, self.secrets),
+            }
+        )
+
+    def data(self, piece: bytes) -> None:
+        for secret in self.secrets:
+            piece = piece.replace(secret.encode(), REDACTED.encode())
+        line: dict[str, Any] = {"type": "data", "t": self._elapsed()}
+        try:
+            line["text"] = piece.decode("utf-8")
+        except UnicodeDecodeError:
+            line["base64"] = base64.b64encode(piece).decode("ascii")
+        self.write(line)
+
+    def end(self, outcome: str, detail: str = "") -> None:
+        self.write({"type": "end", "t": self._elapsed(), "outcome": outcome, "detail": detail})
+
+    def write(self, line: dict[str, Any]) -> None:
+        text = json.dumps({**line, "n": self.number}, ensure_ascii=False)
+        for secret in self.secrets:
+            text = text.replace(secret, REDACTED)
+        self.recorder.write_line(text)
+
+    def _elapsed(self) -> float:
+        return round(time.monotonic() - self._start, 4)
+
+
+@dataclass(slots=True)
+class Exchange:
+    """One recorded request and what came back, read back from a file."""
+
+    request: dict[str, Any]
+    status: int | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+    pieces: list[tuple[float, bytes]] = field(default_factory=list)
+    outcome: str = ""
+    detail: str = ""
+
+    @property
+    def body(self) -> bytes:
+        return b"".join(piece for _, piece in self.pieces)
+
+
+class RecordingError(ValueError):
+    """The file is not a recording this version can read."""
+
+
+def read_recording(path: Path) -> list[Exchange]:
+    exchanges: list[Exchange] = []
+    by_number: dict[object, Exchange] = {}
+    with path.open(encoding="utf-8") as file:
+        for number, raw in enumerate(file, 1):
+            if not raw.strip():
+                continue
+            try:
+                line = json.loads(raw)
+                kind = line["type"]
+            except (ValueError, KeyError, TypeError):
+                raise RecordingError(f"{path}:{number}: not a recording line") from None
+            if kind == "request":
+                exchanges.append(Exchange(line))
+                by_number[line.get("n")] = exchanges[-1]
+                continue
+            current = by_number.get(line.get("n"))
+            if current is None:
+                raise RecordingError(f"{path}:{number}: a {kind!r} line before its request")
+            if kind == "response":
+                current.status = int(line["status"])
+                current.headers = dict(line.get("headers") or {})
+            elif kind == "data":
+                data = (
+                    line["text"].encode("utf-8")
+                    if "text" in line
+                    else base64.b64decode(line.get("base64", ""))
+                )
+                current.pieces.append((float(line.get("t", 0.0)), data))
+            elif kind == "end":
+                current.outcome = str(line.get("outcome", ""))
+                current.detail = str(line.get("detail", ""))
+    return exchanges
+
+
+__all__ = [
+    "FORMAT",
+    "Exchange",
+    "RecordedExchange",
+    "Recorder",
+    "RecordingError",
+    "read_recording",
+    "redact_headers",
+]
