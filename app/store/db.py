@@ -297,7 +297,8 @@ def _rowid(cur: sqlite3.Cursor) -> int:
 
 
 def _unusable(path: Path, exc: BaseException) -> str:
-    if isinstance(exc, sqlite3.DatabaseError) and not isinstance(exc, sqlite3.OperationalError):
+    code = str(getattr(exc, "sqlite_errorname", ""))
+    if code.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")):
         return (
             f"The history file {path} is damaged or is not a Triptych database ({exc}). "
             f"Move it aside (for example rename it to {path.name}.broken) and Triptych will "

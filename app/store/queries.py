@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections.abc import Sequence
 
@@ -9,7 +10,6 @@ from app.store.records import ConversationSummary, first_line
 from app.store.search_index import like_patterns, match_expression
 
 _CHUNK = 500  # stays under SQLite's smallest limit on bound parameters (999)
-_SNIPPET_WORDS = 12
 
 
 def newest_ids(conn: sqlite3.Connection, limit: int) -> list[int]:
@@ -81,25 +81,36 @@ def search_hits(conn: sqlite3.Connection, query: str, limit: int, *, fts5: bool)
         "ORDER BY c.updated_at DESC, c.id DESC LIMIT ?",
         [*hit_args, *patterns, limit],
     ).fetchall()
-    return {row[0]: _snippet(conn, query, row[1], fts5=fts5) for row in rows}
+    texts = _texts(conn, [row[1] for row in rows if row[1] is not None])
+    return {row[0]: snippet(texts.get(row[1], ""), query) for row in rows}
 
 
-def _snippet(conn: sqlite3.Connection, query: str, message_id: int | None, *, fts5: bool) -> str:
-    if message_id is None:
-        return ""
-    if fts5:
-        row = conn.execute(
-            "SELECT snippet(messages_fts, 0, '', '', '…', ?) FROM messages_fts "
-            "WHERE messages_fts MATCH ? AND rowid = ?",
-            (_SNIPPET_WORDS, match_expression(query), message_id),
-        ).fetchone()
-        return " ".join(row[0].split()) if row else ""
-    row = conn.execute("SELECT text FROM messages WHERE id = ?", (message_id,)).fetchone()
-    text: str = row[0] if row else ""
-    at = max(text.lower().find(query.split()[0].lower()), 0)
-    start = max(at - 40, 0)
-    piece = " ".join(text[start : at + 80].split())
-    return ("…" if start else "") + piece + ("…" if at + 80 < len(text) else "")
+def _texts(conn: sqlite3.Connection, ids: list[int]) -> dict[int, str]:
+    found: dict[int, str] = {}
+    for start in range(0, len(ids), _CHUNK):
+        chunk = ids[start : start + _CHUNK]
+        marks = ",".join("?" * len(chunk))
+        found.update(conn.execute(f"SELECT id, text FROM messages WHERE id IN ({marks})", chunk))
+    return found
 
 
-__all__ = ["newest_ids", "search_hits", "summaries"]
+def snippet(text: str, query: str, before: int = 40, after: int = 100) -> str:
+    """One line of `text` around the first query word found.
+
+    Done here rather than with FTS5's snippet(), which scores every match position and took
+    several milliseconds per long answer full of matches: too slow for a list of a hundred.
+    """
+    at = -1
+    for word in query.split():
+        found = re.search(r"(?<!\w)" + re.escape(word), text, re.IGNORECASE)
+        found = found or re.search(re.escape(word), text, re.IGNORECASE)
+        if found and (at < 0 or found.start() < at):
+            at = found.start()
+    at = max(at, 0)
+    start = max(at - before, 0)
+    end = at + after
+    piece = " ".join(text[start:end].split())
+    return ("…" if start else "") + piece + ("…" if end < len(text) else "")
+
+
+__all__ = ["newest_ids", "search_hits", "snippet", "summaries"]

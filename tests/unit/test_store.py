@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import sqlite3
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from app.store import ConversationNotFound, Store, StoreError
+from app.store.queries import snippet
 from app.wire.events import (
     END_OF_STREAM,
     Finish,
@@ -324,3 +327,21 @@ def test_two_connections_writing_at_once_do_not_lock(tmp_path: Path) -> None:
     assert saved.text == "".join(f"{i} " for i in range(50))
     a.close()
     b.close()
+
+
+def test_snippet_centres_on_the_first_query_word() -> None:
+    text = "intro " * 30 + "the Penguins\nwaddle " + "outro " * 40
+    piece = snippet(text, "waddle penguin")
+    assert piece.startswith("…")
+    assert piece.endswith("…")
+    assert "the Penguins waddle" in piece  # whitespace collapsed to one line
+    assert snippet("short text", "absent") == "short text"
+
+
+def test_the_store_never_pulls_in_the_ui_libraries() -> None:
+    code = (
+        "import sys, app.store, app.store.export, app.store.saver;"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'rich')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
