@@ -1,0 +1,45 @@
+"""Make untrusted model text safe to put on a terminal.
+
+Model output may contain escape sequences or control characters meant to move the cursor,
+recolour the screen or set the window title. Each one is replaced with a visible stand-in (the
+Unicode "control picture", e.g. ESC becomes ␛) so the text is shown literally and nothing is
+interpreted by the terminal. Rich/Textual markup is a separate concern: the UI never passes model
+text through a markup parser (it builds Content objects), so brackets need no escaping here.
+"""
+
+from __future__ import annotations
+
+_KEEP = {"\n", "\t"}
+
+
+def _build_table() -> dict[int, str]:
+    table: dict[int, str] = {}
+    for code in range(0x20):
+        if chr(code) not in _KEEP:
+            table[code] = chr(0x2400 + code)  # ␀ … ␟
+    table[ord("\r")] = ""  # CRLF line endings are common and harmless once the CR is dropped
+    table[0x7F] = "\u2421"  # ␡
+    for code in range(0x80, 0xA0):  # C1 controls, e.g. the 8-bit CSI 0x9b
+        table[code] = "\ufffd"
+    # Bidirectional overrides and isolates can make text read differently from what it is.
+    for code in (*range(0x202A, 0x202F), *range(0x2066, 0x206A)):
+        table[code] = "\ufffd"
+    return table
+
+
+_TABLE = _build_table()
+
+
+def clean(text: str) -> str:
+    """The text with every control character made visible (newlines and tabs kept)."""
+    if text.isprintable():  # the common case: nothing to do, and a fast check
+        return text
+    return text.translate(_TABLE)
+
+
+def clean_line(text: str) -> str:
+    """Like `clean`, for one-line places (titles, status): newlines and tabs become spaces."""
+    return clean(text).replace("\n", " ").replace("\t", " ")
+
+
+__all__ = ["clean", "clean_line"]

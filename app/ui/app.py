@@ -1,0 +1,170 @@
+"""The Textual app: themes, the render clock, the command palette and a clean exit.
+
+`run_tui` is what the CLI calls. The app reads the same Config as `triptych ask` and sends a
+request only when the user submits a prompt (or asks for the model list): no warm-up, no
+generated titles.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, ClassVar
+
+from textual.app import App
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+from textual.theme import Theme
+
+from app.config import Config, ProviderConfig
+from app.paths import state_path, user_themes_dir
+from app.state import State, load_state, save_state
+from app.ui.commands import Choice, TriptychCommands
+from app.ui.connect import ClientMaker, pick_model, pick_provider
+from app.ui.lag_probe import LagProbe
+from app.ui.palette import palette_choices
+from app.ui.render_clock import RenderClock
+from app.ui.screens.chat import ChatScreen
+from app.ui.themes import DEFAULT_THEME, load_themes
+from app.ui.widgets.assistant_turn import AssistantTurn
+from app.ui.widgets.chat_pane import ChatPane, Connect
+
+
+class TriptychApp(App[int]):
+    CSS_PATH = "app.tcss"
+    TITLE = "Triptych"
+    COMMANDS: ClassVar[set[Any]] = App.COMMANDS | {TriptychCommands}
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+q", "quit", "quit", priority=True),
+        Binding("ctrl+c", "quit", "quit", show=False, priority=True),
+    ]
+
+    def __init__(
+        self,
+        config: Config,
+        *,
+        provider: str | None = None,
+        model: str | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        connect: Connect | None = None,
+        state_file: Path | None = None,
+        themes_dir: Path | None = None,
+    ) -> None:
+        super().__init__()
+        self.config = config
+        self.state_file = state_file if state_file is not None else state_path()
+        self.state = load_state(self.state_file)
+        self.render_clock = RenderClock(self, clock=clock)
+        self._maker = ClientMaker(config)
+        chosen = pick_provider(config, provider, self.state)
+        self.pane = ChatPane(
+            provider=chosen,
+            model=pick_model(chosen, model, self.state),
+            connect=connect if connect is not None else self._maker.connect,
+            clock=self.render_clock,
+            system=config.system,
+            keep_reasoning_open=config.ui.reasoning_open,
+            id="pane",
+        )
+        self.reasoning_open = config.ui.reasoning_open
+        loaded = load_themes(themes_dir if themes_dir is not None else user_themes_dir())
+        self.theme_problems = loaded.problems
+        for theme in loaded.themes:
+            self.register_theme(theme)
+        self._probe = LagProbe.from_env()
+
+    def palette_choices(self) -> list[Choice]:
+        return palette_choices(self)
+
+    def get_default_screen(self) -> Screen[Any]:
+        return ChatScreen(self.pane)
+
+    def on_mount(self) -> None:
+        self.theme = self._initial_theme()
+        self.theme_changed_signal.subscribe(self, self._theme_changed)
+        self._show_title()
+        for problem in [*self.config.warnings, *self.theme_problems]:
+            self.notify(problem, severity="warning", timeout=8, markup=False)
+        if self._probe is not None:
+            self._probe.start()
+        self.call_after_refresh(gc.freeze)  # the startup heap is never garbage: stop scanning it
+
+    def _initial_theme(self) -> str:
+        for name in (self.state.theme, self.config.ui.theme):
+            if name and name in self.available_themes:
+                return name
+        return DEFAULT_THEME
+
+    def _show_title(self) -> None:
+        self.sub_title = f"{self.pane.provider.name} · {self.pane.model}"
+
+    def _theme_changed(self, theme: Theme) -> None:
+        self.remember(theme=theme.name)
+
+    def remember(self, **changes: str) -> None:
+        """Save the last provider/model/theme; failing to save is never worth an error."""
+        current = {
+            "provider": self.pane.provider.name,
+            "model": self.pane.model,
+            "theme": self.theme,
+        }
+        current.update(changes)
+        self.state = State(**current)
+        with contextlib.suppress(OSError):
+            save_state(self.state_file, self.state)
+
+    async def use_provider(self, provider: ProviderConfig, model: str) -> None:
+        await self.pane.use(provider, model)
+        self._show_title()
+        self.remember()
+
+    def switch_to(self, provider: ProviderConfig, model: str) -> None:
+        self.run_worker(self.use_provider(provider, model), group="switch", exit_on_error=False)
+
+    def action_new_chat(self) -> None:
+        self.run_worker(self.pane.new_chat(), group="switch", exit_on_error=False)
+
+    def on_chat_pane_turn_drawn(self, message: ChatPane.TurnDrawn) -> None:
+        if self._probe is not None:
+            self.call_after_refresh(self._probe.frame_settled)
+
+    def action_toggle_reasoning(self) -> None:
+        """Open every reasoning pane if any is closed, else close them all; new turns follow."""
+        views = list(self.query(AssistantTurn))
+        with_reasoning = [v for v in views if v.reasoning.chars]
+        self.reasoning_open = any(v.reasoning.collapsed for v in with_reasoning) or (
+            not with_reasoning and not self.reasoning_open
+        )
+        self.pane.keep_reasoning_open = self.reasoning_open
+        for view in views:
+            view.keep_reasoning_open = self.reasoning_open
+            view.set_reasoning_open(self.reasoning_open)
+
+    async def action_quit(self) -> None:
+        """Stop streams (closing their connections) before leaving."""
+        await self.pane.aclose()
+        await self._maker.aclose()
+        self.render_clock.stop()
+        if self._probe is not None:
+            self._probe.write()
+        self.exit(0)
+
+
+def run_tui(
+    config: Config,
+    *,
+    provider: str | None,
+    model: str | None,
+    compare: list[str] | None,
+    continue_last: bool,
+) -> int:
+    """Run the chat UI. `compare` and `continue_last` are accepted for the CLI's sake; side by
+    side and resuming history are separate pieces of work."""
+    result = TriptychApp(config, provider=provider, model=model).run()
+    return int(result or 0)
+
+
+__all__ = ["TriptychApp", "run_tui"]

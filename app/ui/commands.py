@@ -1,0 +1,77 @@
+"""Command palette entries. Names are shown as literal Content: a model id from `GET /models`
+is provider data and must not be parsed as markup (Textual's SimpleProvider would)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from textual.command import CommandPalette, DiscoveryHit, Hit, Hits, Matcher, Provider
+from textual.content import Content
+
+from app.display.sanitize import clean_line
+
+if TYPE_CHECKING:
+    from app.ui.app import TriptychApp
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    name: str
+    run: Callable[[], Any]
+    help: str = ""
+
+
+def literal_hit(matcher: Matcher, choice: Choice) -> Hit | None:
+    name = clean_line(choice.name)
+    score, offsets = matcher.fuzzy_search.match(matcher.query, name)
+    if score <= 0:
+        return None
+    content = Content(name)
+    for offset in offsets:
+        if not name[offset].isspace():
+            content = content.stylize(matcher.match_style, offset, offset + 1)
+    return Hit(score, content, choice.run, text=name, help=choice.help or None)
+
+
+class ChoiceProvider(Provider):
+    """A provider over a fixed list of choices, shown literally."""
+
+    def choices(self) -> Sequence[Choice]:
+        return ()
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for choice in self.choices():
+            hit = literal_hit(matcher, choice)
+            if hit is not None:
+                yield hit
+
+    async def discover(self) -> Hits:
+        for choice in self.choices():
+            name = clean_line(choice.name)
+            yield DiscoveryHit(Content(name), choice.run, text=name, help=choice.help or None)
+
+
+class TriptychCommands(ChoiceProvider):
+    """The app's own commands: provider, model, chat, reasoning, copy, theme."""
+
+    def choices(self) -> Sequence[Choice]:
+        app: TriptychApp = self.app  # type: ignore[assignment]
+        return app.palette_choices()
+
+
+def show_choices(app: Any, choices: Sequence[Choice], placeholder: str) -> None:
+    """Open a palette listing `choices` (a provider, model or code-block picker)."""
+
+    class Picker(ChoiceProvider):
+        items: ClassVar[Sequence[Choice]] = tuple(choices)
+
+        def choices(self) -> Sequence[Choice]:
+            return self.items
+
+    app.push_screen(CommandPalette(providers=[Picker], placeholder=placeholder))
+
+
+__all__ = ["Choice", "ChoiceProvider", "TriptychCommands", "literal_hit", "show_choices"]

@@ -1,0 +1,72 @@
+"""Event-loop lag probe for the render benchmark, enabled by `TRIPTYCH_LAG_LOG=path`.
+
+A 10 ms asyncio sleep loop records how late each wake-up is (a stand-in for keypress latency).
+At exit the percentiles, the process's CPU seconds and peak memory, and the wall-clock time of
+the last frame drawn after a stream ended are written as JSON to the path.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import resource
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+LAG_LOG_ENV = "TRIPTYCH_LAG_LOG"
+INTERVAL = 0.01
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    if not values:
+        return 0.0
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, round(fraction * (len(ordered) - 1))))
+    return ordered[index]
+
+
+@dataclass(slots=True)
+class LagProbe:
+    path: Path
+    lags: list[float] = field(default_factory=list)
+    final_frames: list[float] = field(default_factory=list)  # time.time() of settled frames
+    _task: asyncio.Task[None] | None = None
+
+    @classmethod
+    def from_env(cls) -> LagProbe | None:
+        value = os.environ.get(LAG_LOG_ENV, "")
+        return cls(Path(value)) if value else None
+
+    def start(self) -> None:
+        self._task = asyncio.get_running_loop().create_task(self._run())
+
+    async def _run(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            before = loop.time()
+            await asyncio.sleep(INTERVAL)
+            self.lags.append(max(0.0, loop.time() - before - INTERVAL))
+
+    def frame_settled(self) -> None:
+        self.final_frames.append(time.time())
+
+    def write(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        report = {
+            "samples": len(self.lags),
+            "lag_p50_ms": percentile(self.lags, 0.50) * 1000,
+            "lag_p95_ms": percentile(self.lags, 0.95) * 1000,
+            "lag_p99_ms": percentile(self.lags, 0.99) * 1000,
+            "lag_max_ms": max(self.lags, default=0.0) * 1000,
+            "cpu_seconds": usage.ru_utime + usage.ru_stime,
+            "peak_rss_mb": usage.ru_maxrss / 1024,
+            "final_frames": self.final_frames,
+        }
+        self.path.write_text(json.dumps(report, indent=2), encoding="utf-8")
+
+
+__all__ = ["LAG_LOG_ENV", "LagProbe", "percentile"]

@@ -1,0 +1,68 @@
+"""The chat screen: header, one conversation pane, the prompt and the footer.
+
+Esc is a priority binding here (not on the App) so it reaches us even while the prompt has focus,
+and `check_action` lets it fall through when nothing is streaming; the command palette is its
+own screen and keeps its own Esc.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.screen import Screen
+from textual.widgets import Footer, Header
+
+from app.ui.widgets.chat_pane import ChatPane
+from app.ui.widgets.prompt import PromptInput
+
+
+class ChatScreen(Screen[None]):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "stop_stream", "stop", priority=True),
+        Binding("ctrl+r", "toggle_reasoning", "reasoning"),
+        Binding("ctrl+n", "new_chat", "new chat"),
+    ]
+
+    def __init__(self, pane: ChatPane) -> None:
+        super().__init__()
+        self.pane = pane
+        self.prompt = PromptInput(id="prompt")
+
+    def compose(self) -> ComposeResult:
+        yield Header(icon="◧")
+        yield self.pane
+        yield self.prompt
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.prompt.focus()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "stop_stream":
+            turn = self.pane.turn
+            return turn is not None and not turn.done
+        return True
+
+    def action_stop_stream(self) -> None:
+        self.pane.stop()
+        self.refresh_bindings()
+
+    def action_toggle_reasoning(self) -> None:
+        self.app.action_toggle_reasoning()  # type: ignore[attr-defined]
+
+    async def action_new_chat(self) -> None:
+        await self.pane.new_chat()
+
+    async def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
+        if not await self.pane.send(message.text):
+            self.prompt.load_text(message.text)
+            self.notify("Still answering — press Esc to stop it first.", severity="warning")
+        self.refresh_bindings()
+
+    def on_chat_pane_turn_drawn(self, message: ChatPane.TurnDrawn) -> None:
+        self.refresh_bindings()
+
+
+__all__ = ["ChatScreen"]

@@ -1,0 +1,161 @@
+"""One assistant turn on screen, drawn from a growing `Turn` by the render clock.
+
+The worker fills the Turn; this widget never sees bytes or events. On each tick `flush` takes
+only the parts added since the last tick (the Turn's part lists are append-only), so the cost of
+a tick does not depend on how long the answer already is.
+"""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.content import Content
+from textual.widgets import Static
+
+from app.display.fences import new_pacer
+from app.display.sanitize import clean, clean_line
+from app.display.turn_watch import TurnWatch
+from app.ui.widgets.markdown_view import StreamedMarkdown
+from app.ui.widgets.reasoning import ReasoningPane
+from app.ui.widgets.tool_call import ToolCallCard
+from app.wire.turn import Turn, TurnStatus
+
+_OUTCOME_MARK = {
+    TurnStatus.STOPPED: "■ stopped",
+    TurnStatus.INTERRUPTED: "⚠ interrupted",
+    TurnStatus.FAILED: "✖ failed",
+}
+
+
+def outcome_text(turn: Turn) -> str:
+    """The line under a turn that did not complete, with the reason when one is known."""
+    mark = _OUTCOME_MARK.get(turn.status)
+    if mark is None:
+        return ""
+    if turn.error is not None:
+        code = f"{turn.error.code}: " if turn.error.code else ""
+        return clean_line(f"{mark} — {code}{turn.error.message}")
+    if turn.interruption:
+        return clean_line(f"{mark} — {turn.interruption}")
+    if turn.status is TurnStatus.STOPPED:
+        return f"{mark} — by you; the partial answer is kept"
+    return f"{mark} — the stream ended without its final event"
+
+
+def sources_text(turn: Turn) -> str:
+    lines = ["Sources:"]
+    for number, source in enumerate(turn.sources, 1):
+        title = f"{source.title} — " if source.title else ""
+        lines.append(clean_line(f"{number}. {title}{source.url}"))
+    return "\n".join(lines)
+
+
+class AssistantTurn(Vertical):
+    DEFAULT_CSS = """
+    AssistantTurn {
+        height: auto;
+        margin: 0 0 1 0;
+        .turn--sources { color: $text-muted; padding: 0 1; display: none; }
+        .turn--outcome { padding: 0 1; display: none; text-style: bold; }
+        .turn--outcome.-stopped, .turn--outcome.-interrupted { color: $text-warning; }
+        .turn--outcome.-failed { color: $text-error; }
+        .turn--outcome.-empty { color: $text-muted; text-style: italic; }
+        .turn--calls { height: auto; }
+    }
+    """
+
+    def __init__(self, turn: Turn, watch: TurnWatch, *, keep_reasoning_open: bool) -> None:
+        super().__init__()
+        self.turn = turn
+        self.turn_watch = watch
+        self.keep_reasoning_open = keep_reasoning_open
+        self.reasoning = ReasoningPane(collapsed=False)
+        self.answer = StreamedMarkdown(classes="turn--answer")
+        self.cards: dict[int, ToolCallCard] = {}
+        self._calls = Vertical(classes="turn--calls")
+        self._sources = Static("", markup=False, classes="turn--sources")
+        self._outcome = Static("", markup=False, classes="turn--outcome")
+        self._text_seen = 0
+        self._reasoning_seen = 0
+        self._sources_seen = 0
+        self._pending: list[str] = []
+        self._pacer = new_pacer()
+        self._answer_started = False
+        self.drawn = False  # True once the settled turn is completely on screen
+
+    def compose(self) -> ComposeResult:
+        yield self.reasoning
+        yield self.answer
+        yield self._calls
+        yield self._sources
+        yield self._outcome
+
+    async def flush(self, now: float) -> bool:
+        """Draw what arrived since the last tick. True once the turn is over and fully drawn."""
+        turn = self.turn
+        final = turn.done  # read once: the worker may settle the turn while we draw
+        self.turn_watch.observe(turn, now)
+        await self._flush_reasoning(now, final)
+        await self._flush_answer(now, final)
+        await self._flush_calls()
+        if len(turn.sources) != self._sources_seen:
+            self._sources_seen = len(turn.sources)
+            self._sources.update(Content(sources_text(turn)))
+            self._sources.display = True
+        if final:
+            self._show_outcome()
+            self.drawn = True
+        return final
+
+    async def _flush_reasoning(self, now: float, final: bool) -> None:
+        parts = self.turn.reasoning_parts
+        if len(parts) > self._reasoning_seen:
+            self.reasoning.add("".join(parts[self._reasoning_seen :]))
+            self._reasoning_seen = len(parts)
+        if not self.reasoning.chars:
+            return
+        live = not final and self.turn_watch.reasoning_ended is None
+        self.reasoning.set_heading(self.turn_watch.reasoning_seconds(now), live=live)
+        if not self._answer_started and (self.turn.text_parts or self.turn.calls):
+            self._answer_started = True
+            if not self.keep_reasoning_open:
+                self.reasoning.collapsed = True
+        await self.reasoning.render_pending()
+
+    async def _flush_answer(self, now: float, final: bool) -> None:
+        parts = self.turn.text_parts
+        if len(parts) > self._text_seen:
+            text = clean("".join(parts[self._text_seen :]))
+            self._text_seen = len(parts)
+            self._pacer.tracker.feed(text)
+            self._pending.append(text)
+        if self._pending and (final or self._pacer.due(now)):
+            text = "".join(self._pending)
+            self._pending.clear()
+            self._pacer.flushed(now)
+            await self.answer.append(text)
+
+    async def _flush_calls(self) -> None:
+        for index, call in self.turn.calls.items():
+            card = self.cards.get(index)
+            if card is None:
+                card = self.cards[index] = ToolCallCard(call)
+                await self._calls.mount(card)
+            card.refresh_from_call()
+
+    def _show_outcome(self) -> None:
+        turn = self.turn
+        text = outcome_text(turn)
+        if not text and turn.status is TurnStatus.COMPLETE and not (turn.text_parts or turn.calls):
+            text = "(the model sent an empty answer)"
+            self._outcome.add_class("-empty")
+        if text:
+            self._outcome.add_class(f"-{turn.status.value}")
+            self._outcome.update(Content(text))
+            self._outcome.display = True
+
+    def set_reasoning_open(self, is_open: bool) -> None:
+        self.reasoning.collapsed = not is_open
+
+
+__all__ = ["AssistantTurn", "outcome_text", "sources_text"]

@@ -1,0 +1,225 @@
+"""A conversation with one provider: its transcript, its status bar and its stream worker.
+
+The pane owns the worker (`@work(group="stream", exclusive=True)` on the pane, so panes side by
+side never cancel each other) and the Conversation. The worker only awaits the client, which
+fills the Turn in place; drawing happens when the app's render clock calls `flush`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from textual import work
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.message import Message
+from textual.worker import Worker, WorkerCancelled, WorkerFailed
+
+from app.config import ConfigError, ProviderConfig
+from app.conversation import Conversation
+from app.display.status_line import StatusInput, status_segments
+from app.display.turn_watch import TurnWatch
+from app.providers.client import Timing
+from app.ui.render_clock import RenderClock
+from app.ui.widgets.assistant_turn import AssistantTurn
+from app.ui.widgets.status_bar import StatusBar
+from app.ui.widgets.transcript import Transcript
+from app.ui.widgets.user_message import UserMessage
+from app.wire.turn import Turn
+
+STATUS_PERIOD = 0.1  # the status bar redraws at most 10 times a second
+
+
+class TurnStreamer(Protocol):
+    """What the pane needs from a provider client (app.providers.client.ProviderClient)."""
+
+    async def stream(
+        self,
+        conversation: Conversation,
+        turn: Turn,
+        timing: Timing | None = None,
+        *,
+        model: str | None = None,
+    ) -> Turn: ...
+
+    async def list_models(self) -> list[str]: ...
+
+    async def aclose(self) -> None: ...
+
+
+Connect = Callable[[ProviderConfig], TurnStreamer]
+
+
+class ChatPane(Vertical):
+    DEFAULT_CSS = """
+    ChatPane { height: 1fr; }
+    """
+
+    @dataclass
+    class TurnDrawn(Message):
+        """A settled turn is completely on screen."""
+
+        pane: ChatPane
+        turn: Turn
+
+    def __init__(
+        self,
+        *,
+        provider: ProviderConfig,
+        model: str,
+        connect: Connect,
+        clock: RenderClock,
+        system: str | None = None,
+        keep_reasoning_open: bool = False,
+        id: str | None = None,
+    ) -> None:
+        super().__init__(id=id)
+        self.provider = provider
+        self.model = model
+        self.keep_reasoning_open = keep_reasoning_open
+        self.conversation = Conversation(system=system)
+        self.transcript = Transcript()
+        self.status_bar = StatusBar()
+        self.current: AssistantTurn | None = None
+        self._connect = connect
+        self._clock = clock
+        self._client: TurnStreamer | None = None
+        self._worker: Worker[None] | None = None
+        self._timing: Timing | None = None
+        self._status_at = float("-inf")
+
+    def compose(self) -> ComposeResult:
+        yield self.transcript
+        yield self.status_bar
+
+    def on_mount(self) -> None:
+        self.update_status(self._clock.now())
+
+    # -- state ---------------------------------------------------------------------------------
+
+    @property
+    def streaming(self) -> bool:
+        """A turn is on its way or not yet fully drawn."""
+        return self.current is not None and not self.current.drawn
+
+    @property
+    def turn(self) -> Turn | None:
+        return None if self.current is None else self.current.turn
+
+    def client(self) -> TurnStreamer:
+        """The provider's client, made on first use (so nothing connects until asked)."""
+        if self._client is None:
+            self._client = self._connect(self.provider)
+        return self._client
+
+    # -- actions -------------------------------------------------------------------------------
+
+    async def send(self, text: str) -> bool:
+        """Start a turn for `text`; False while the previous one is still running."""
+        if self.streaming:
+            return False
+        self.conversation.add_user(text)
+        now = self._clock.now()
+        turn = Turn()
+        self.current = AssistantTurn(
+            turn, TurnWatch(started=now), keep_reasoning_open=self.keep_reasoning_open
+        )
+        await self.transcript.mount_all([UserMessage(text), self.current])
+        self.transcript.follow()
+        self._status_at = float("-inf")
+        self._clock.add(self)
+        try:
+            client = self.client()
+        except ConfigError as exc:
+            turn.fail("missing_api_key", str(exc))
+            turn.end()
+            return True
+        self._timing = Timing(started=now)
+        self._worker = self._stream(client, turn, self._timing)
+        return True
+
+    @work(group="stream", exclusive=True, exit_on_error=False)
+    async def _stream(self, client: TurnStreamer, turn: Turn, timing: Timing) -> None:
+        try:
+            await client.stream(self.conversation, turn, timing, model=self.model)
+        finally:
+            if not turn.done:
+                turn.end()
+
+    def stop(self) -> bool:
+        """Stop the running stream (once: a second cancel can leak a pooled connection)."""
+        worker, turn = self._worker, self.turn
+        if worker is None or turn is None or turn.done:
+            return False
+        if not worker.is_finished and not worker.is_cancelled:
+            worker.cancel()
+        turn.end(stopped=True)  # a worker cancelled before it started never settles it
+        return True
+
+    async def settle(self) -> None:
+        """Stop, and wait until the worker has unwound (its connection closed)."""
+        self.stop()
+        worker = self._worker
+        if worker is not None and not worker.is_finished:
+            with contextlib.suppress(WorkerCancelled, WorkerFailed):
+                await worker.wait()
+
+    async def flush(self, now: float) -> bool:
+        """Called by the render clock: draw the turn, and the status at most 10 times a second."""
+        view = self.current
+        if view is None:
+            return True
+        timing = self._timing
+        if timing is not None and timing.first_token is not None:
+            view.turn_watch.first_token_at = timing.first_token  # the client's is exact
+        final = await view.flush(now)
+        self.transcript.settle_anchor()
+        if final or now - self._status_at >= STATUS_PERIOD:
+            self._status_at = now
+            self.update_status(now)
+        if final:
+            turn = view.turn
+            if turn.text_parts or turn.calls:
+                self.conversation.add_assistant(turn)
+            self.call_after_refresh(self.transcript.settle_anchor)
+            self.post_message(self.TurnDrawn(self, turn))
+        return final
+
+    def update_status(self, now: float) -> None:
+        view = self.current
+        info = StatusInput(
+            self.provider.name,
+            self.model,
+            None if view is None else view.turn,
+            None if view is None else view.turn_watch,
+            now,
+        )
+        self.status_bar.show(status_segments(info))
+
+    async def new_chat(self) -> None:
+        await self.settle()
+        self.conversation = Conversation(system=self.conversation.system)
+        self.current = None
+        await self.transcript.remove_children()
+        self.update_status(self._clock.now())
+
+    async def use(self, provider: ProviderConfig, model: str) -> None:
+        """Switch provider and/or model for the next turns (the running one is stopped)."""
+        await self.settle()
+        if provider != self.provider and self._client is not None:
+            await self._client.aclose()
+            self._client = None
+        self.provider, self.model = provider, model
+        self.update_status(self._clock.now())
+
+    async def aclose(self) -> None:
+        await self.settle()
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None
+
+
+__all__ = ["ChatPane", "Connect", "TurnStreamer"]

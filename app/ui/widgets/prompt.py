@@ -1,0 +1,123 @@
+"""The multi-line prompt: Enter sends, Ctrl+J (or Shift+Enter where the terminal reports it)
+inserts a newline, and Up on the first line recalls earlier prompts.
+
+Many terminals send the same byte for Enter and Shift+Enter, which is why Ctrl+J — a plain line
+feed every terminal can send — is the newline key shown in the footer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from textual import events
+from textual.binding import Binding, BindingType
+from textual.message import Message
+from textual.widgets import TextArea
+
+NEWLINE_KEYS = ("ctrl+j", "shift+enter")
+
+
+@dataclass(slots=True)
+class PromptHistory:
+    """Earlier prompts, newest last; `position` walks back from the end while recalling."""
+
+    entries: list[str]
+    position: int | None = None
+    draft: str = ""
+
+    def add(self, text: str) -> None:
+        if not self.entries or self.entries[-1] != text:
+            self.entries.append(text)
+        self.position = None
+
+    def older(self, current: str) -> str | None:
+        if not self.entries:
+            return None
+        if self.position is None:
+            self.draft = current
+            self.position = len(self.entries)
+        if self.position == 0:
+            return None
+        self.position -= 1
+        return self.entries[self.position]
+
+    def newer(self) -> str | None:
+        if self.position is None:
+            return None
+        self.position += 1
+        if self.position >= len(self.entries):
+            self.position = None
+            return self.draft
+        return self.entries[self.position]
+
+
+class PromptInput(TextArea):
+    DEFAULT_CSS = """
+    PromptInput {
+        height: auto;
+        min-height: 3;
+        max-height: 10;
+        border: tall $primary 50%;
+        &:focus { border: tall $primary; }
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("ctrl+j", "newline", "newline", key_display="ctrl+j")
+    ]
+
+    @dataclass
+    class Submitted(Message):
+        prompt: PromptInput
+        text: str
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__("", id=id, soft_wrap=True, tab_behavior="focus", show_line_numbers=False)
+        self.recall = PromptHistory([])
+        self.placeholder = "Ask anything · Enter sends · ctrl+j newline · ctrl+p commands"
+
+    async def _on_key(self, event: events.Key) -> None:
+        if event.key == "enter":
+            event.stop()
+            event.prevent_default()
+            self.submit()
+        elif event.key in NEWLINE_KEYS:
+            event.stop()
+            event.prevent_default()
+            self.action_newline()
+
+    def action_newline(self) -> None:
+        self.insert("\n")
+
+    def submit(self) -> None:
+        text = self.text
+        if not text.strip():
+            return
+        self.recall.add(text)
+        self.clear()
+        self.post_message(self.Submitted(self, text))
+
+    def action_cursor_up(self, select: bool = False) -> None:
+        if not select and self.cursor_location[0] == 0:
+            recalled = self.recall.older(self.text)
+            if recalled is not None:
+                self._replace_text(recalled)
+            return
+        super().action_cursor_up(select)
+
+    def action_cursor_down(self, select: bool = False) -> None:
+        last_row = self.document.line_count - 1
+        if not select and self.cursor_location[0] == last_row and self.recall.position is not None:
+            newer = self.recall.newer()
+            if newer is not None:
+                self._replace_text(newer)
+            return
+        super().action_cursor_down(select)
+
+    def _replace_text(self, text: str) -> None:
+        self.load_text(text)
+        self.move_cursor(self.document.end)
+
+
+__all__ = ["NEWLINE_KEYS", "PromptHistory", "PromptInput"]

@@ -1,0 +1,107 @@
+"""The reasoning pane: a Collapsible that streams the model's thinking.
+
+While open it appends to its Markdown body; while collapsed it only buffers and shows a one-line
+tail of the latest thinking, and renders the buffer when it is opened again, so a collapsed pane
+costs almost nothing per token. The title carries the size and duration of the reasoning.
+"""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.content import Content
+from textual.widgets import Collapsible, Static
+
+from app.display.sanitize import clean, clean_line
+from app.display.speed import format_seconds, format_size
+from app.ui.widgets.markdown_view import StreamedMarkdown
+
+TAIL_CHARS = 200
+
+
+def last_line(text: str, width: int = TAIL_CHARS) -> str:
+    """The end of the last non-empty line, cut to `width` cells from the left (it is the
+    newest words that matter in a live tail)."""
+    for line in reversed(text[-TAIL_CHARS * 4 :].splitlines()):
+        line = clean_line(line.strip())
+        if line:
+            return line if len(line) <= width else "…" + line[-(width - 1) :]
+    return ""
+
+
+class ReasoningPane(Collapsible):
+    DEFAULT_CSS = """
+    ReasoningPane {
+        display: none;
+        background: $surface;
+        border-top: none;
+        padding: 0 0 0 1;
+        margin: 0 0 1 0;
+        &.-has-reasoning { display: block; }
+        Contents { padding: 0 0 0 2; }
+        CollapsibleTitle { color: $text-muted; }
+        .reasoning--tail {
+            color: $text-muted;
+            text-style: italic;
+            padding: 0 0 0 3;
+            height: 1;
+            text-wrap: nowrap;
+            text-overflow: ellipsis;
+        }
+        &.-open .reasoning--tail { display: none; }
+        StreamedMarkdown { color: $text-muted; padding: 0; }
+    }
+    """
+
+    def __init__(self, *, collapsed: bool = False) -> None:
+        self._body = StreamedMarkdown()
+        super().__init__(self._body, title="Reasoning", collapsed=collapsed)
+        self._tail = Static("", markup=False, classes="reasoning--tail")
+        self._pending: list[str] = []
+        self._last_text = ""
+        self.chars = 0
+        self.set_class(not collapsed, "-open")
+
+    def compose(self) -> ComposeResult:
+        yield self._title
+        yield self._tail
+        with self.Contents():
+            yield from self._contents_list
+
+    def _watch_collapsed(self, collapsed: bool) -> None:
+        super()._watch_collapsed(collapsed)
+        self.set_class(not collapsed, "-open")
+
+    def add(self, text: str) -> None:
+        """Buffer new reasoning text; `render_pending` draws it on the next tick."""
+        if text:
+            safe = clean(text)
+            self._pending.append(safe)
+            self.chars += len(safe)
+            self._last_text = (self._last_text + safe)[-TAIL_CHARS * 4 :]
+            self.add_class("-has-reasoning")
+
+    def set_heading(self, seconds: float, *, live: bool) -> None:
+        label = "Reasoning…" if live else "Reasoning"
+        self.title = f"{label} · {format_size(self.chars)} · {format_seconds(seconds)}"
+
+    async def render_pending(self) -> None:
+        """Append buffered text while open; only the tail while collapsed."""
+        if self.collapsed:
+            width = max(10, self._tail.size.width or TAIL_CHARS)
+            self._tail.update(Content(last_line(self._last_text, width)))
+            return
+        if self._pending:
+            text = "".join(self._pending)
+            self._pending.clear()
+            await self._body.append(text)
+
+    async def _on_collapsible_expanded(self, event: Collapsible.Expanded) -> None:
+        if event.collapsible is self:
+            await self.render_pending()
+
+    @property
+    def body_text(self) -> str:
+        return self._body.source
+
+
+__all__ = ["ReasoningPane", "last_line"]

@@ -1,0 +1,55 @@
+"""The one-line status bar under a conversation: provider · model · state · speed · usage."""
+
+from __future__ import annotations
+
+from textual.content import Content
+from textual.widgets import Static
+
+from app.display.status_line import DIM, ERROR, GOOD, SEPARATOR, STATE, WARN, Segment
+
+_STYLES = {
+    DIM: "$text-muted",
+    STATE: "bold $text-primary",
+    GOOD: "bold $text-success",
+    WARN: "bold $text-warning",
+    ERROR: "bold $text-error",
+}
+
+
+def segments_content(segments: list[Segment]) -> Content:
+    """Literal text only: segments are never parsed as markup."""
+    pieces: list[Content] = []
+    for index, (text, role) in enumerate(segments):
+        if index:
+            pieces.append(Content.styled(SEPARATOR, "$text-muted"))
+        pieces.append(Content.styled(text, _STYLES.get(role, "")))
+    return Content.assemble(*pieces)
+
+
+class StatusBar(Static):
+    DEFAULT_CSS = """
+    StatusBar {
+        height: auto;
+        max-height: 3;
+        width: 1fr;
+        padding: 0 1;
+        background: $panel;
+        color: $foreground;
+    }
+    """
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__("", id=id, markup=False)
+        self.segments: list[Segment] = []
+
+    def show(self, segments: list[Segment]) -> None:
+        if segments != self.segments:
+            self.segments = segments
+            self.update(segments_content(segments))
+
+    @property
+    def plain(self) -> str:
+        return SEPARATOR.join(text for text, _ in self.segments)
+
+
+__all__ = ["StatusBar", "segments_content"]

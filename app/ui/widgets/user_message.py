@@ -1,0 +1,28 @@
+"""The user's prompt as it appears in the transcript (literal text, never markup)."""
+
+from __future__ import annotations
+
+from textual.content import Content
+from textual.widgets import Static
+
+from app.display.sanitize import clean
+
+
+class UserMessage(Static):
+    DEFAULT_CSS = """
+    UserMessage {
+        height: auto;
+        margin: 1 1 1 1;
+        padding: 0 1;
+        border-left: thick $accent;
+        background: $boost;
+        color: $foreground;
+    }
+    """
+
+    def __init__(self, text: str) -> None:
+        super().__init__(Content(clean(text)), markup=False)
+        self.text = text
+
+
+__all__ = ["UserMessage"]
