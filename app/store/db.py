@@ -9,11 +9,12 @@ app (only a power cut can lose the last second).
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import replace
 from pathlib import Path
 
@@ -69,6 +70,7 @@ class Store:
         path = Path(path)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
+            _create_private(path)
             conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         except (OSError, sqlite3.Error) as exc:
             raise StoreError(_unusable(path, exc)) from exc
@@ -289,6 +291,15 @@ class Store:
                 [(INTERRUPTED_BY_EXIT, turn_id) for turn_id in orphans],
             )
         self.recovered = orphans
+
+
+def _create_private(path: Path) -> None:
+    """Create the file readable by its owner only; SQLite gives its -wal and -shm the same mode.
+
+    Conversations are private, and an empty file is a valid empty database.
+    """
+    with suppress(FileExistsError):
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
 
 
 def _rowid(cur: sqlite3.Cursor) -> int:

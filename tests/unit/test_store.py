@@ -345,3 +345,15 @@ def test_the_store_never_pulls_in_the_ui_libraries() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_the_history_files_are_private_to_their_owner(store: Store) -> None:
+    store.add_user_message(store.create_conversation(), "a private thought")
+    files = sorted(store.path.parent.iterdir())
+    assert [f.name for f in files] == [
+        "history.sqlite3",
+        "history.sqlite3-shm",
+        "history.sqlite3-wal",
+    ]
+    for file in files:
+        assert file.stat().st_mode & 0o077 == 0, file
