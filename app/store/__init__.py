@@ -3,7 +3,8 @@
 Pure core: no Textual or Rich here, so `triptych history` and `triptych export` work headless.
 """
 
-from app.store.db import DEFAULT_FILENAME, ConversationNotFound, Store, StoreError
+from app.store.db import DEFAULT_FILENAME, Store
+from app.store.errors import ConversationNotFound, StoreError
 from app.store.export import EXPORT_FORMATS, ExportFormat, export_conversation, format_history
 from app.store.liveness import INTERRUPTED_BY_EXIT
 from app.store.records import ConversationSummary, Kind, PaneInfo, StoredConversation, StoredMessage

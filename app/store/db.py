@@ -19,6 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from app.store import queries
+from app.store.errors import ConversationNotFound, StoreError, too_new, unusable
 from app.store.liveness import INTERRUPTED_BY_EXIT, Owner, is_orphaned
 from app.store.records import (
     KINDS,
@@ -34,14 +35,6 @@ from app.wire.turn import Turn, TurnStatus
 
 BUSY_TIMEOUT_MS = 10_000
 DEFAULT_FILENAME = "history.sqlite3"
-
-
-class StoreError(Exception):
-    """The history cannot be used; the message says which file and what to do about it."""
-
-
-class ConversationNotFound(StoreError):
-    pass
 
 
 class Store:
@@ -73,7 +66,7 @@ class Store:
             _create_private(path)
             conn = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
         except (OSError, sqlite3.Error) as exc:
-            raise StoreError(_unusable(path, exc)) from exc
+            raise StoreError(unusable(path, exc)) from exc
         try:
             conn.row_factory = sqlite3.Row
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS:d}")
@@ -87,14 +80,10 @@ class Store:
             store._recover_orphans()
         except SchemaTooNew as exc:
             conn.close()
-            raise StoreError(
-                f"The history file {path} was written by a newer Triptych (schema version "
-                f"{exc.found}; this one knows up to {LATEST_VERSION}). Upgrade Triptych, or move "
-                "the file aside to start a new history."
-            ) from exc
+            raise StoreError(too_new(path, exc.found, LATEST_VERSION)) from exc
         except sqlite3.Error as exc:
             conn.close()
-            raise StoreError(_unusable(path, exc)) from exc
+            raise StoreError(unusable(path, exc)) from exc
         except StoreError:
             conn.close()
             raise
@@ -155,8 +144,12 @@ class Store:
         ttft_ms: int | None = None,
         duration_ms: int | None = None,
         final: bool = False,
-    ) -> None:
-        """Write the turn as it stands. `final` marks the last save; the turn must be settled."""
+    ) -> bool:
+        """Write the turn as it stands. `final` marks the last save; the turn must be settled.
+
+        Returns False when the row is gone: its conversation was deleted (perhaps by another
+        instance) while it streamed. The user asked for that, so it is not an error.
+        """
         if final and not turn.done:
             raise ValueError("a final save needs a settled turn: call turn.end() first")
         columns = turn_columns(turn)
@@ -170,13 +163,14 @@ class Store:
                 {**columns, "id": turn_id},
             )
             if cur.rowcount != 1:
-                raise StoreError(f"no assistant turn {turn_id} in {self.path}")
+                return False
             if final:
                 conn.execute(
                     "UPDATE conversations SET updated_at = ? WHERE id = "
                     "(SELECT conversation_id FROM messages WHERE id = ?)",
                     (columns["updated_at"], turn_id),
                 )
+        return True
 
     def rename(self, conv_id: int, title: str) -> None:
         with self._write() as conn:
@@ -263,7 +257,7 @@ class Store:
         try:
             yield
         except sqlite3.Error as exc:
-            raise StoreError(_unusable(self.path, exc)) from exc
+            raise StoreError(unusable(self.path, exc)) from exc
 
     def _touch(self, conn: sqlite3.Connection, conv_id: int, now: float) -> None:
         cur = conn.execute("UPDATE conversations SET updated_at = ? WHERE id = ?", (now, conv_id))
@@ -307,18 +301,4 @@ def _rowid(cur: sqlite3.Cursor) -> int:
     return cur.lastrowid
 
 
-def _unusable(path: Path, exc: BaseException) -> str:
-    code = str(getattr(exc, "sqlite_errorname", ""))
-    if code.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")):
-        return (
-            f"The history file {path} is damaged or is not a Triptych database ({exc}). "
-            f"Move it aside (for example rename it to {path.name}.broken) and Triptych will "
-            "start a new history; this session runs without history."
-        )
-    return (
-        f"The history file {path} cannot be used ({exc}). Check that its folder exists and is "
-        "writable and that no other program holds it; this session runs without history."
-    )
-
-
-__all__ = ["DEFAULT_FILENAME", "ConversationNotFound", "Store", "StoreError"]
+__all__ = ["BUSY_TIMEOUT_MS", "DEFAULT_FILENAME", "Store"]

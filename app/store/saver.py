@@ -23,6 +23,7 @@ class TurnSaver:
         self.turn_id = turn_id
         self.interval = interval
         self.saves = 0
+        self.gone = False  # the row was deleted under us; saving goes on harmlessly
         self._last_at: float | None = None
         self._last_shape: Hashable = None
 
@@ -38,7 +39,7 @@ class TurnSaver:
         shape = _shape(turn)
         if last is not None and shape == self._last_shape and now - last < HEARTBEAT:
             return False
-        self.store.save_turn(self.turn_id, turn)
+        self.gone = not self.store.save_turn(self.turn_id, turn)
         self._last_at, self._last_shape = now, shape
         self.saves += 1
         return True
@@ -47,7 +48,7 @@ class TurnSaver:
         self, turn: Turn, *, ttft_ms: int | None = None, duration_ms: int | None = None
     ) -> None:
         """The last save, with timings; the turn must be settled (turn.end())."""
-        self.store.save_turn(
+        self.gone = not self.store.save_turn(
             self.turn_id, turn, ttft_ms=ttft_ms, duration_ms=duration_ms, final=True
         )
         self.saves += 1

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from app.store import ConversationNotFound, Store, StoreError
+from app.store import ConversationNotFound, Store
 from app.store.queries import snippet
 from app.wire.events import (
     END_OF_STREAM,
@@ -302,9 +302,17 @@ def test_unknown_kind_is_refused(store: Store) -> None:
         store.create_conversation(kind="group")  # type: ignore[arg-type]
 
 
-def test_saving_an_unknown_turn_is_an_error(store: Store) -> None:
-    with pytest.raises(StoreError, match="no assistant turn 99"):
-        store.save_turn(99, Turn())
+def test_saving_a_turn_whose_conversation_was_deleted_reports_it_gone(tmp_path: Path) -> None:
+    path = tmp_path / "history.sqlite3"
+    streaming, other_instance = Store.open(path), Store.open(path)
+    conv = streaming.create_conversation()
+    turn_id = streaming.start_turn(conv, provider="p", model="m", api="chat")
+    turn = Turn()
+    turn.apply(TextDelta("abc"))
+    assert streaming.save_turn(turn_id, turn)
+    other_instance.delete(conv)
+    assert not streaming.save_turn(turn_id, turn)
+    assert other_instance.list_conversations() == []
 
 
 def test_two_connections_writing_at_once_do_not_lock(tmp_path: Path) -> None:

@@ -70,3 +70,18 @@ def test_final_save_settles_the_row_with_timings(saver: TurnSaver) -> None:
         (saver.turn_id,),
     )
     assert row.fetchone() == ("partial and the rest", "complete", 40, 900, None)
+
+
+def test_a_conversation_deleted_while_streaming_stops_nothing(saver: TurnSaver) -> None:
+    turn = Turn()
+    turn.apply(TextDelta("abc"))
+    assert saver.maybe_save(turn, 0.0)
+    assert not saver.gone
+    saver.store.delete(saver.store.last_conversation_id() or 0)
+    turn.apply(TextDelta("def"))
+    saver.maybe_save(turn, 1.0)
+    assert saver.gone
+    turn.end()
+    saver.final(turn)
+    assert saver.gone
+    assert saver.store.list_conversations() == []

@@ -1,0 +1,46 @@
+"""What goes wrong with the history file, said so a user knows which file and what to do.
+
+A StoreError means the file is unusable: its message ends by saying the session carries on
+without history, so the app can show it once and keep chatting. A missing conversation is not
+that, so ConversationNotFound is a LookupError, not a StoreError.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class StoreError(Exception):
+    """The history cannot be used; the message says which file and what to do about it."""
+
+
+class ConversationNotFound(LookupError):
+    """No conversation with that id (a wrong id, or it was deleted)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else "no such conversation"
+
+
+def unusable(path: Path, exc: BaseException) -> str:
+    code = str(getattr(exc, "sqlite_errorname", ""))
+    if code.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")):
+        return (
+            f"The history file {path} is damaged or is not a Triptych database ({exc}). "
+            f"Move it aside (for example rename it to {path.name}.broken) and Triptych will "
+            "start a new history; this session runs without history."
+        )
+    return (
+        f"The history file {path} cannot be used ({exc}). Check that its folder exists and is "
+        "writable and that no other program holds it; this session runs without history."
+    )
+
+
+def too_new(path: Path, found: int, known: int) -> str:
+    return (
+        f"The history file {path} was written by a newer Triptych (schema version {found}; "
+        f"this one knows up to {known}). Upgrade Triptych, or move the file aside to start a "
+        "new history; this session runs without history."
+    )
+
+
+__all__ = ["ConversationNotFound", "StoreError", "too_new", "unusable"]
