@@ -3,7 +3,7 @@
 Pure core: no Textual or Rich here, so `triptych history` and `triptych export` work headless.
 """
 
-from app.store.db import DEFAULT_FILENAME, Store
+from app.store.db import DEFAULT_FILENAME, Store, history_path
 from app.store.errors import ConversationNotFound, StoreError
 from app.store.export import EXPORT_FORMATS, ExportFormat, export_conversation, format_history
 from app.store.liveness import INTERRUPTED_BY_EXIT
@@ -26,4 +26,5 @@ __all__ = [
     "TurnSaver",
     "export_conversation",
     "format_history",
+    "history_path",
 ]

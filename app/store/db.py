@@ -13,11 +13,12 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from dataclasses import replace
 from pathlib import Path
 
+from app.paths import data_dir
 from app.store import queries
 from app.store.errors import ConversationNotFound, StoreError, too_new, unusable
 from app.store.liveness import INTERRUPTED_BY_EXIT, Owner, is_orphaned
@@ -35,6 +36,11 @@ from app.wire.turn import Turn, TurnStatus
 
 BUSY_TIMEOUT_MS = 10_000
 DEFAULT_FILENAME = "history.sqlite3"
+
+
+def history_path(environ: Mapping[str, str] | None = None) -> Path:
+    """Where the history lives: history.sqlite3 in the data dir ($TRIPTYCH_DATA_DIR honoured)."""
+    return data_dir(environ) / DEFAULT_FILENAME
 
 
 class Store:
@@ -301,4 +307,4 @@ def _rowid(cur: sqlite3.Cursor) -> int:
     return cur.lastrowid
 
 
-__all__ = ["BUSY_TIMEOUT_MS", "DEFAULT_FILENAME", "Store"]
+__all__ = ["BUSY_TIMEOUT_MS", "DEFAULT_FILENAME", "Store", "history_path"]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from app.store import ConversationNotFound, Store
+from app.store import ConversationNotFound, Store, history_path
 from app.store.queries import snippet
 from app.wire.events import (
     END_OF_STREAM,
@@ -365,3 +365,10 @@ def test_the_history_files_are_private_to_their_owner(store: Store) -> None:
     ]
     for file in files:
         assert file.stat().st_mode & 0o077 == 0, file
+
+
+def test_the_history_lives_in_the_data_dir(tmp_path: Path) -> None:
+    path = history_path({"TRIPTYCH_DATA_DIR": str(tmp_path / "data")})
+    assert path == tmp_path / "data" / "history.sqlite3"
+    Store.open(path).close()
+    assert path.is_file()
