@@ -1,7 +1,13 @@
-"""Small helpers the three decoders share for reading untrusted JSON payloads."""
+"""Small helpers the three decoders share for reading untrusted JSON payloads.
+
+The rule they implement: a data line that is not a JSON object is a broken stream (the engine
+ends the turn with `malformed_stream`); inside an object, a field of an unexpected type is
+ignored like an unknown field, so one odd value never costs the user the answer.
+"""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from app.wire.events import Source, Sources
@@ -16,6 +22,39 @@ def malformed(what: str, data: str) -> MalformedStream:
     return MalformedStream(f"{what}: {sample!r}")
 
 
+def is_done(data: str) -> bool:
+    """`[DONE]`, spelled with any surrounding whitespace; cheap on large payloads."""
+    return len(data) < 32 and data.strip() == "[DONE]"
+
+
+def load_object(data: str) -> dict[str, Any]:
+    """Parse one data payload; anything but a JSON object is a malformed stream."""
+    try:
+        payload = json.loads(data)
+    except (ValueError, RecursionError):
+        raise malformed("a data line is not JSON", data) from None
+    if type(payload) is not dict:
+        raise malformed("an event is not a JSON object", data)
+    return payload
+
+
+def as_dict(value: object) -> dict[str, Any]:
+    return value if type(value) is dict else {}
+
+
+def as_str(value: object) -> str:
+    """An id or name: strings as they are, numbers spelled out, anything else empty."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return str(value)
+    return ""
+
+
+def as_index(value: object, default: int = 0) -> int:
+    return value if type(value) is int else default
+
+
 def int_or_none(value: object) -> int | None:
     if isinstance(value, bool):
         return None
@@ -26,12 +65,35 @@ def int_or_none(value: object) -> int | None:
     return None
 
 
+def json_text(value: object) -> str | None:
+    """Arguments sent as an object (llama.cpp, some gateways) become their JSON text once."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict | list):
+        return json.dumps(value, ensure_ascii=False)
+    return None
+
+
+def error_fields(error: object, fallback: str) -> tuple[str | None, str]:
+    """(code, message) from an error object or string, in any of the shapes providers use."""
+    if isinstance(error, dict):
+        code = error.get("code") or error.get("type")
+        message = error.get("message")
+        if not isinstance(message, str) or not message:
+            message = fallback
+        return (as_str(code) or None), message
+    if isinstance(error, str) and error:
+        return None, error
+    return None, fallback
+
+
 def sources_from(items: object) -> Sources:
     """Citations arrive as strings or objects with a url (and maybe a title) in every format."""
     found: list[Source] = []
     for item in items if isinstance(items, list) else [items]:
         if isinstance(item, str):
-            found.append(Source(item))
+            if item:
+                found.append(Source(item))
         elif isinstance(item, dict):
             url = _first_str(item, "url", "uri", "link", "source")
             if url:

@@ -9,10 +9,18 @@ chunk at the top level or inside a choice, and `[DONE]` as the only completion m
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from app.wire._payload import int_or_none, malformed, sources_from
+from app.wire._payload import (
+    as_dict,
+    as_str,
+    error_fields,
+    int_or_none,
+    is_done,
+    json_text,
+    load_object,
+    sources_from,
+)
 from app.wire.events import (
     END_OF_STREAM,
     Event,
@@ -27,6 +35,8 @@ from app.wire.events import (
 )
 from app.wire.sse import Frame
 
+_REASONING_FIELDS = ("reasoning_content", "reasoning", "reasoning_details")
+
 
 class ChatDecoder:
     """Decodes one Chat Completions stream. `decode` returns True when reading should stop."""
@@ -40,36 +50,32 @@ class ChatDecoder:
 
     def decode(self, frame: Frame, out: list[Event]) -> bool:
         data = frame.data
-        if data.strip() == "[DONE]":
+        if is_done(data):
             self.close(out)
             out.append(END_OF_STREAM)
             return True
-        try:
-            chunk = json.loads(data)
-        except ValueError:
-            raise malformed("a data line is not JSON", data) from None
-        if not isinstance(chunk, dict):
-            raise malformed("a chunk is not a JSON object", data)
-        if frame.event == "error":
+        chunk = load_object(data)
+        if frame.event == "error":  # a proxy's `event: error` frame (reference case 17)
             out.append(_error(chunk.get("error") or chunk))
             return True
         error = chunk.get("error")
         if error:
             out.append(_error(error))
             return True
-        choices = chunk.get("choices") or ()
         usage = chunk.get("usage")
         stop = False
-        for choice in choices:
-            if choice.get("index", 0) != 0:
-                continue  # the app shows choice 0 only
-            usage = usage or choice.get("usage")
-            if self._choice(choice, out):
-                stop = True
+        choices = chunk.get("choices")
+        if choices and type(choices) is list:
+            for choice in choices:
+                if type(choice) is not dict or choice.get("index", 0) != 0:
+                    continue  # the app shows choice 0 only
+                if not usage:
+                    usage = choice.get("usage")  # Kimi puts it inside the choice
+                if self._choice(choice, out):
+                    stop = True
         if not usage:
-            groq = chunk.get("x_groq")
-            usage = groq.get("usage") if isinstance(groq, dict) else None
-        if usage:
+            usage = as_dict(chunk.get("x_groq")).get("usage")
+        if usage and type(usage) is dict:
             out.append(_usage(usage))
         return stop
 
@@ -80,66 +86,64 @@ class ChatDecoder:
         self._open = []
 
     def _choice(self, choice: dict[str, Any], out: list[Event]) -> bool:
-        delta = choice.get("delta") or {}
-        if delta:
+        delta = choice.get("delta")
+        if delta and type(delta) is dict:
             self._reasoning(delta, out)
             content = delta.get("content")
             if content:
-                if isinstance(content, str):
+                if type(content) is str:
                     out.append(TextDelta(content))
                 else:
                     _content_parts(content, out)
             refusal = delta.get("refusal")
-            if refusal:
+            if refusal and type(refusal) is str:
                 out.append(TextDelta(refusal))
             calls = delta.get("tool_calls")
-            if calls:
+            if calls and type(calls) is list:
                 for call in calls:
-                    self._tool_call(call, out)
+                    if type(call) is dict:
+                        self._tool_call(call, out)
             sources = delta.get("sources")
             if sources:
                 out.append(sources_from(sources))
         finish = choice.get("finish_reason")
-        error = choice.get("error")
         if finish:
             self.close(out)
-            out.append(Finish(str(finish)))
+            out.append(Finish(finish if type(finish) is str else str(finish)))
+        error = choice.get("error")
         if error or finish == "error":
-            out.append(
-                _error(error or {"code": "error", "message": "the provider ended with an error"})
-            )
+            # OpenRouter reports an upstream failure inside the choice (reference case 16).
+            fallback = {"code": "error", "message": "the provider ended with an error"}
+            out.append(_error(error or fallback))
             return True
         return False
 
     def _reasoning(self, delta: dict[str, Any], out: list[Event]) -> None:
         name = self._reasoning_field
         if name is None:
-            if delta.get("reasoning_content"):
-                name = self._reasoning_field = "reasoning_content"
-            elif delta.get("reasoning"):
-                name = self._reasoning_field = "reasoning"
-            elif delta.get("reasoning_details"):
-                name = self._reasoning_field = "reasoning_details"
+            for candidate in _REASONING_FIELDS:  # reasoning_content wins when both are sent
+                if delta.get(candidate):
+                    name = self._reasoning_field = candidate
+                    break
             else:
                 return
         value = delta.get(name)
         if not value:
             return
-        if isinstance(value, str):
+        if type(value) is str:
             out.append(ReasoningDelta(value))
-        elif isinstance(value, list):
+        elif type(value) is list:  # OpenRouter reasoning_details
             for detail in value:
-                if isinstance(detail, dict):
+                if type(detail) is dict:
                     text = detail.get("text") or detail.get("summary")
-                    if isinstance(text, str) and text:
+                    if text and type(text) is str:
                         out.append(ReasoningDelta(text))
 
     def _tool_call(self, call: dict[str, Any], out: list[Event]) -> None:
-        fn = call.get("function") or {}
-        call_id = call.get("id") or ""
-        name = fn.get("name") or ""
-        wire = call.get("index")
-        slot = self._slot_for(wire, call_id)
+        fn = as_dict(call.get("function"))
+        call_id = as_str(call.get("id"))
+        name = as_str(fn.get("name"))
+        slot = self._slot_for(call.get("index"), call_id)
         if call_id or name or slot not in self._open:
             if slot not in self._open:
                 self._open.append(slot)
@@ -148,12 +152,12 @@ class ChatDecoder:
             out.append(ToolCallStart(slot, call_id, name))
         args = fn.get("arguments")
         if args:
-            if not isinstance(args, str):
-                args = json.dumps(args, ensure_ascii=False)
-            out.append(ToolCallArgsDelta(slot, args))
+            text = json_text(args)
+            if text:
+                out.append(ToolCallArgsDelta(slot, text))
 
     def _slot_for(self, wire: object, call_id: str) -> int:
-        if not isinstance(wire, int):
+        if type(wire) is not int:
             # No index: find the call by id, else continue the call that is open now.
             for slot, known in self._slot_ids.items():
                 if call_id and known == call_id:
@@ -180,26 +184,28 @@ class ChatDecoder:
 
 def _content_parts(parts: object, out: list[Event]) -> None:
     """Mistral sends content as a list of typed parts: thinking goes to reasoning."""
-    if not isinstance(parts, list):
-        raise TypeError("delta.content is neither text nor a list of parts")
+    if type(parts) is not list:
+        return
     for part in parts:
-        if not isinstance(part, dict):
+        if type(part) is not dict:
             continue
         if part.get("type") == "thinking":
             inner = part.get("thinking")
-            if isinstance(inner, list):
+            if type(inner) is list:
                 for piece in inner:
-                    if isinstance(piece, dict) and piece.get("text"):
-                        out.append(ReasoningDelta(str(piece["text"])))
-            elif isinstance(inner, str) and inner:
+                    text = as_dict(piece).get("text")
+                    if text and type(text) is str:
+                        out.append(ReasoningDelta(text))
+            elif inner and type(inner) is str:
                 out.append(ReasoningDelta(inner))
-        elif part.get("text"):
-            out.append(TextDelta(str(part["text"])))
+        else:
+            text = part.get("text")
+            if text and type(text) is str:
+                out.append(TextDelta(text))
 
 
 def _usage(usage: dict[str, Any]) -> Usage:
-    details = usage.get("prompt_tokens_details") or {}
-    cached = details.get("cached_tokens") if isinstance(details, dict) else None
+    cached = as_dict(usage.get("prompt_tokens_details")).get("cached_tokens")
     if cached is None:
         cached = usage.get("prompt_cache_hit_tokens")  # DeepSeek
     return Usage(
@@ -210,11 +216,8 @@ def _usage(usage: dict[str, Any]) -> Usage:
 
 
 def _error(error: object) -> StreamError:
-    if isinstance(error, dict):
-        code = error.get("code") or error.get("type")
-        message = error.get("message") or json.dumps(error, ensure_ascii=False)
-        return StreamError(str(code) if code is not None else None, str(message))
-    return StreamError(None, str(error))
+    code, message = error_fields(error, "the provider reported an error")
+    return StreamError(code, message)
 
 
 __all__ = ["ChatDecoder"]

@@ -6,15 +6,15 @@ decoder cannot read into a `StreamError` — nothing raised inside escapes to th
 
 from __future__ import annotations
 
+import copy
 from enum import StrEnum
-from typing import Protocol
 
 from app.wire._payload import MalformedStream
 from app.wire.chat import ChatDecoder
 from app.wire.events import KEEPALIVE, Event, StreamError
 from app.wire.messages import MessagesDecoder
 from app.wire.responses import ResponsesDecoder
-from app.wire.sse import DEFAULT_MAX_EVENT_BYTES, Comment, EventTooLarge, SSEReader
+from app.wire.sse import DEFAULT_MAX_EVENT_BYTES, Comment, EventTooLarge, Frame, SSEReader
 from app.wire.turn import Turn
 
 
@@ -24,12 +24,10 @@ class Api(StrEnum):
     RESPONSES = "responses"
 
 
-class Decoder(Protocol):
-    def decode(self, frame: object, out: list[Event]) -> bool: ...
-    def close(self, out: list[Event]) -> None: ...
+Decoder = ChatDecoder | MessagesDecoder | ResponsesDecoder
 
 
-def make_decoder(api: Api) -> ChatDecoder | MessagesDecoder | ResponsesDecoder:
+def make_decoder(api: Api) -> Decoder:
     if api is Api.CHAT:
         return ChatDecoder()
     if api is Api.MESSAGES:
@@ -45,27 +43,24 @@ class StreamEngine:
         self.done = False
         self.truncated = False  # the body ended inside an unterminated event
         self._reader = SSEReader(max_event_bytes)
-        self._decoder = make_decoder(self.api)
+        self._decoder: Decoder = make_decoder(self.api)
 
     def feed(self, chunk: bytes) -> list[Event]:
+        """Events completed by this piece of the body; nothing once `done`."""
         if self.done:
             return []
         out: list[Event] = []
         try:
             items = self._reader.feed(chunk)
-            decode = self._decoder.decode
-            for item in items:
-                if type(item) is Comment:
-                    out.append(KEEPALIVE)
-                elif decode(item, out):  # type: ignore[arg-type]
-                    self.done = True
-                    break
         except EventTooLarge as exc:
-            self._fail(out, "event_too_large", str(exc))
-        except MalformedStream as exc:
-            self._fail(out, "malformed_stream", f"the stream could not be read: {exc}")
-        except (TypeError, KeyError, AttributeError, IndexError, ValueError) as exc:
-            self._fail(out, "malformed_stream", f"an event had an unexpected shape ({exc})")
+            self._decode(exc.frames, out)
+            if not self.done:
+                self._fail(out, "event_too_large", str(exc))
+            return out
+        except Exception as exc:  # a reader bug must not kill the app
+            self._fail(out, "malformed_stream", f"the stream could not be read ({exc})")
+            return out
+        self._decode(items, out)
         return out
 
     def close(self) -> list[Event]:
@@ -73,10 +68,52 @@ class StreamEngine:
         if self.done:
             return []
         self.done = True
-        self.truncated = self._reader.close()
         out: list[Event] = []
-        self._decoder.close(out)
+        try:
+            if self._accept_unterminated(out):
+                return out
+            self.truncated = self._reader.close()
+            self._decoder.close(out)
+        except Exception as exc:  # nothing raised inside escapes
+            self._fail(out, "malformed_stream", f"the stream could not be read ({exc})")
         return out
+
+    def _decode(self, items: list[Frame | Comment], out: list[Event]) -> None:
+        decode = self._decoder.decode
+        try:
+            for item in items:
+                if isinstance(item, Comment):
+                    out.append(KEEPALIVE)
+                elif not item.data or item.data.isspace():
+                    out.append(KEEPALIVE)  # an empty `data:` frame carries nothing but liveness
+                elif decode(item, out):
+                    self.done = True
+                    return
+        except MalformedStream as exc:
+            self._fail(out, "malformed_stream", f"the stream could not be read: {exc}")
+        except Exception as exc:  # an odd payload must end the turn, not the app
+            self._fail(out, "malformed_stream", f"an event had an unexpected shape ({exc!r})")
+
+    def _accept_unterminated(self, out: list[Event]) -> bool:
+        """A terminal or error event cut only before its blank line still ends the stream.
+
+        Anything else in an unterminated event is dropped, as the SSE spec says; decoding is
+        tried on a copy so a rejected frame leaves no trace in the decoder.
+        """
+        frame = self._reader.unterminated()
+        if frame is None or not frame.data or frame.data.isspace():
+            return False
+        probe = copy.deepcopy(self._decoder)
+        scratch: list[Event] = []
+        try:
+            if not probe.decode(frame, scratch):
+                return False
+        except Exception:  # a cut frame is just a truncation
+            return False
+        self._reader.close()
+        self._decoder = probe
+        out.extend(scratch)
+        return True
 
     def _fail(self, out: list[Event], code: str, message: str) -> None:
         self.done = True
@@ -92,8 +129,8 @@ def decode_bytes(api: Api, pieces: list[bytes] | tuple[bytes, ...]) -> Turn:
         if engine.done:
             break
     turn.apply_all(engine.close())
-    turn.end()
+    turn.end(reason="the body ended inside an event" if engine.truncated else "")
     return turn
 
 
-__all__ = ["Api", "StreamEngine", "decode_bytes", "make_decoder"]
+__all__ = ["Api", "Decoder", "StreamEngine", "decode_bytes", "make_decoder"]

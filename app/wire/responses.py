@@ -2,16 +2,25 @@
 
 State is keyed by `output_index` (falling back to `item_id`) and created on demand, since
 third-party servers skip `output_item.added` or `content_part.added`. Text and arguments come
-from deltas; a `.done` event only fills in what no delta carried. `response.completed` (any
-status) and `response.incomplete` end the stream; `response.failed` and `error` fail it.
+from deltas; a `.done` event, a finished item or the final `response.output` only fill in what
+no delta carried. `response.completed` (any status) and `response.incomplete` end the stream;
+`response.failed` and `error` fail it.
 """
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from app.wire._payload import int_or_none, malformed, sources_from
+from app.wire._payload import (
+    as_dict,
+    as_str,
+    error_fields,
+    int_or_none,
+    is_done,
+    json_text,
+    load_object,
+    sources_from,
+)
 from app.wire.events import (
     END_OF_STREAM,
     KEEPALIVE,
@@ -28,9 +37,15 @@ from app.wire.events import (
 from app.wire.sse import Frame
 
 _TOOL_ITEMS = frozenset({"function_call", "custom_tool_call"})
-_ARGUMENTS_DONE = frozenset(
+_TEXT_DELTAS = frozenset({"response.output_text.delta", "response.refusal.delta"})
+_TEXT_DONE = frozenset({"response.output_text.done", "response.refusal.done"})
+_ARGS_DELTAS = frozenset(
+    {"response.function_call_arguments.delta", "response.custom_tool_call_input.delta"}
+)
+_ARGS_DONE = frozenset(
     {"response.function_call_arguments.done", "response.custom_tool_call_input.done"}
 )
+_NO_SLOT = 1_000_000  # events that name neither an output_index nor a known item
 
 
 class ResponsesDecoder:
@@ -39,7 +54,6 @@ class ResponsesDecoder:
     def __init__(self) -> None:
         self._item_index: dict[str, int] = {}  # item_id → output_index
         self._calls: dict[int, bool] = {}  # output_index of a call → closed
-        self._call_args: set[int] = set()  # calls that received argument deltas
         self._text_seen: set[tuple[int, int]] = set()  # (output_index, content_index)
         self._reasoning_kind = ""  # "summary" or "text": render one, never both
         self._reasoning_seen: set[tuple[int, int]] = set()
@@ -47,45 +61,37 @@ class ResponsesDecoder:
 
     def decode(self, frame: Frame, out: list[Event]) -> bool:
         data = frame.data
-        if data.strip() == "[DONE]":
+        if is_done(data):
             return False  # a proxy-added sentinel is not part of the format
-        try:
-            event = json.loads(data)
-        except ValueError:
-            raise malformed("a data line is not JSON", data) from None
-        if not isinstance(event, dict):
-            raise malformed("an event is not a JSON object", data)
-        kind = event.get("type") or frame.event
-        if kind == "response.output_text.delta" or kind == "response.refusal.delta":
+        event = load_object(data)
+        kind = event.get("type")
+        if not kind or type(kind) is not str:
+            kind = frame.event
+        if kind in _TEXT_DELTAS:
             self._text_seen.add(self._part_key(event))
-            if event.get("delta"):
-                out.append(TextDelta(event["delta"]))
-        elif kind == "response.function_call_arguments.delta" or (
-            kind == "response.custom_tool_call_input.delta"
-        ):
+            delta = event.get("delta")
+            if delta and type(delta) is str:
+                out.append(TextDelta(delta))
+        elif kind in _ARGS_DELTAS:
             index = self._index(event)
             self._ensure_call(index, event, out)
-            self._call_args.add(index)
-            if event.get("delta"):
-                out.append(ToolCallArgsDelta(index, str(event["delta"])))
+            delta = event.get("delta")
+            if delta and type(delta) is str:
+                out.append(ToolCallArgsDelta(index, delta))
         elif kind == "response.reasoning_summary_text.delta":
-            self._reasoning(event, "summary", str(event.get("delta") or ""), out)
+            self._reasoning(event, "summary", event.get("delta"), out)
         elif kind == "response.reasoning_text.delta":
-            self._reasoning(event, "text", str(event.get("delta") or ""), out)
+            self._reasoning(event, "text", event.get("delta"), out)
         elif kind == "response.output_item.added":
             self._item_added(event, out)
         elif kind == "response.output_item.done":
-            self._item_done(event, out)
-        elif kind in ("response.output_text.done", "response.refusal.done"):
-            key = self._part_key(event)
-            text = event.get("text") or event.get("refusal")
-            if key not in self._text_seen and text:
-                self._text_seen.add(key)
-                out.append(TextDelta(str(text)))
-        elif kind in (
-            "response.function_call_arguments.done",
-            "response.custom_tool_call_input.done",
-        ):
+            self._item_done(self._index(event), as_dict(event.get("item")), out)
+        elif kind in _TEXT_DONE:
+            self._text_once(self._part_key(event), event.get("text") or event.get("refusal"), out)
+        elif kind == "response.content_part.done":
+            part = as_dict(event.get("part"))
+            self._text_once(self._part_key(event), part.get("text") or part.get("refusal"), out)
+        elif kind in _ARGS_DONE:
             index = self._index(event)
             self._ensure_call(index, event, out)
             self._close_call(index, event.get("arguments", event.get("input")), out)
@@ -94,22 +100,30 @@ class ResponsesDecoder:
         elif kind == "response.reasoning_text.done":
             self._reasoning_done(event, "text", out)
         elif kind == "response.output_text.annotation.added":
-            out.append(sources_from(event.get("annotation")))
+            found = sources_from(event.get("annotation"))
+            if found.items:
+                out.append(found)
         elif kind in ("response.completed", "response.incomplete"):
             default = "incomplete" if kind == "response.incomplete" else "completed"
-            self._finish(event.get("response") or {}, default, out)
+            self._finish(as_dict(event.get("response")), default, out)
             out.append(END_OF_STREAM)
             return True
         elif kind == "response.failed":
-            response = event.get("response") or {}
-            if response.get("usage"):
-                out.append(_usage(response["usage"]))
-            out.append(Finish(str(response.get("status") or "failed")))
-            error = response.get("error") or {}
-            out.append(_error(error, "the response failed"))
+            response = as_dict(event.get("response"))
+            usage = response.get("usage")
+            if usage and type(usage) is dict:
+                out.append(_usage(usage))
+            out.append(Finish(as_str(response.get("status")) or "failed"))
+            code, message = error_fields(response.get("error"), "the response failed")
+            out.append(StreamError(code, message))
             return True
         elif kind == "error":
-            out.append(_error(event.get("error") or event, "the provider reported an error"))
+            nested = event.get("error")
+            error = (
+                nested if nested else {"code": event.get("code"), "message": event.get("message")}
+            )
+            code, message = error_fields(error, "the provider reported an error")
+            out.append(StreamError(code, message))
             return True
         elif kind == "keepalive":
             out.append(KEEPALIVE)
@@ -125,58 +139,64 @@ class ResponsesDecoder:
     def _index(self, event: dict[str, Any]) -> int:
         index = event.get("output_index")
         item_id = event.get("item_id")
-        if isinstance(index, int):
-            if isinstance(item_id, str):
-                self._item_index.setdefault(item_id, index)
+        if type(index) is int:
+            if item_id and type(item_id) is str and item_id not in self._item_index:
+                self._item_index[item_id] = index
             return index
-        if isinstance(item_id, str) and item_id in self._item_index:
+        if item_id and type(item_id) is str and item_id in self._item_index:
             return self._item_index[item_id]
-        return len(self._item_index) + 1_000_000  # unknown: a slot of its own
+        return _NO_SLOT
 
     def _part_key(self, event: dict[str, Any]) -> tuple[int, int]:
         content = event.get("content_index")
-        return self._index(event), content if isinstance(content, int) else 0
+        return self._index(event), content if type(content) is int else 0
+
+    def _text_once(self, key: tuple[int, int], text: object, out: list[Event]) -> None:
+        """Text from a `.done` event or a finished item, unless deltas already carried it."""
+        if key not in self._text_seen and text and type(text) is str:
+            self._text_seen.add(key)
+            out.append(TextDelta(text))
 
     def _item_added(self, event: dict[str, Any], out: list[Event]) -> None:
-        item = event.get("item") or {}
+        item = as_dict(event.get("item"))
         index = self._index(event)
-        if isinstance(item.get("id"), str):
-            self._item_index.setdefault(item["id"], index)
+        item_id = item.get("id")
+        if item_id and type(item_id) is str:
+            self._item_index.setdefault(item_id, index)
         if item.get("type") in _TOOL_ITEMS:
             self._ensure_call(index, event, out)
 
-    def _item_done(self, event: dict[str, Any], out: list[Event]) -> None:
-        item = event.get("item") or {}
-        index = self._index(event)
+    def _item_done(self, index: int, item: dict[str, Any], out: list[Event]) -> None:
         kind = item.get("type")
         if kind in _TOOL_ITEMS:
-            self._ensure_call(index, event, out)
+            self._ensure_call(index, {"item": item}, out)
             self._close_call(index, item.get("arguments", item.get("input")), out)
         elif kind == "message":
-            for content_index, part in enumerate(item.get("content") or ()):
-                if not isinstance(part, dict):
-                    continue
-                key = (index, content_index)
-                text = part.get("text") or part.get("refusal")
-                if key not in self._text_seen and text:
-                    self._text_seen.add(key)
-                    out.append(TextDelta(str(text)))
+            content = item.get("content")
+            for content_index, part in enumerate(content if type(content) is list else ()):
+                part = as_dict(part)
+                self._text_once(
+                    (index, content_index), part.get("text") or part.get("refusal"), out
+                )
                 if part.get("annotations"):
-                    out.append(sources_from(part["annotations"]))
+                    found = sources_from(part["annotations"])
+                    if found.items:
+                        out.append(found)
         elif kind == "reasoning" and not self._reasoning_seen:
-            for number, part in enumerate(item.get("summary") or ()):
-                if isinstance(part, dict) and part.get("text"):
-                    self._reasoning(
-                        {"output_index": index, "summary_index": number},
-                        "summary",
-                        str(part["text"]),
-                        out,
-                    )
+            summary = item.get("summary")
+            reasoning_kind, parts = "summary", summary if type(summary) is list else []
+            if not parts and type(item.get("content")) is list:
+                reasoning_kind, parts = "text", item["content"]
+            for number, part in enumerate(parts):
+                text = as_dict(part).get("text")
+                if text and type(text) is str:
+                    where = {"output_index": index, "summary_index": number}
+                    self._reasoning(where, reasoning_kind, text, out)
 
     def _ensure_call(self, index: int, event: dict[str, Any], out: list[Event]) -> None:
-        item = event.get("item") or {}
-        call_id = str(item.get("call_id") or item.get("id") or "")
-        name = str(item.get("name") or event.get("name") or "")
+        item = as_dict(event.get("item"))
+        call_id = as_str(item.get("call_id")) or as_str(item.get("id"))
+        name = as_str(item.get("name")) or as_str(event.get("name"))
         if index not in self._calls:
             self._calls[index] = False
             out.append(ToolCallStart(index, call_id, name))
@@ -187,60 +207,68 @@ class ResponsesDecoder:
         if self._calls.get(index):
             return
         self._calls[index] = True
-        if arguments is not None and not isinstance(arguments, str):
-            arguments = json.dumps(arguments, ensure_ascii=False)
-        out.append(ToolCallEnd(index, arguments if isinstance(arguments, str) else None))
+        out.append(ToolCallEnd(index, json_text(arguments)))
 
     # -- reasoning ----------------------------------------------------------------------------
 
-    def _reasoning(self, event: dict[str, Any], kind: str, text: str, out: list[Event]) -> None:
+    def _reasoning(self, event: dict[str, Any], kind: str, text: object, out: list[Event]) -> None:
         if self._reasoning_kind and self._reasoning_kind != kind:
-            return
+            return  # a server that sends both kinds for the same thoughts: show one
         self._reasoning_kind = kind
-        index = self._index(event)
-        number = event.get("summary_index" if kind == "summary" else "content_index")
-        # vLLM bumps content_index on every reasoning_text delta: key raw text by item only.
-        key = (index, number if kind == "summary" and isinstance(number, int) else 0)
+        key = self._reasoning_key(event, kind)
         if key not in self._reasoning_seen:
             if self._last_summary is not None and self._last_summary != key:
-                out.append(ReasoningDelta("\n\n"))
+                out.append(ReasoningDelta("\n\n"))  # a new summary paragraph or item
             self._reasoning_seen.add(key)
             self._last_summary = key
-        if text:
+        if text and type(text) is str:
             out.append(ReasoningDelta(text))
 
     def _reasoning_done(self, event: dict[str, Any], kind: str, out: list[Event]) -> None:
-        index = self._index(event)
-        number = event.get("summary_index" if kind == "summary" else "content_index")
-        key = (index, number if kind == "summary" and isinstance(number, int) else 0)
-        if key not in self._reasoning_seen and event.get("text"):
-            self._reasoning(event, kind, str(event["text"]), out)
+        if self._reasoning_key(event, kind) not in self._reasoning_seen:
+            self._reasoning(event, kind, event.get("text"), out)
+
+    def _reasoning_key(self, event: dict[str, Any], kind: str) -> tuple[int, int]:
+        # vLLM bumps content_index on every reasoning_text delta: key raw text by item only.
+        number = event.get("summary_index") if kind == "summary" else 0
+        return self._index(event), number if type(number) is int else 0
 
     # -- the end ------------------------------------------------------------------------------
 
     def _finish(self, response: dict[str, Any], default: str, out: list[Event]) -> None:
+        self._fill_from_output(response.get("output"), out)
         self.close(out)
-        if response.get("usage"):
-            out.append(_usage(response["usage"]))
-        details = response.get("incomplete_details") or {}
-        reason = details.get("reason") if isinstance(details, dict) else None
-        out.append(Finish(str(response.get("status") or default), str(reason or "")))
+        usage = response.get("usage")
+        if usage and type(usage) is dict:
+            out.append(_usage(usage))
+        reason = as_dict(response.get("incomplete_details")).get("reason")
+        out.append(Finish(as_str(response.get("status")) or default, as_str(reason)))
+
+    def _fill_from_output(self, output: object, out: list[Event]) -> None:
+        """The final output fills in items no event streamed (minimal third-party servers).
+
+        Items are matched by id; by position only when nothing was streamed at all, since
+        output_index may have gaps.
+        """
+        if not output or type(output) is not list:
+            return
+        streamed = bool(self._item_index or self._text_seen or self._calls or self._reasoning_seen)
+        for position, item in enumerate(output):
+            item = as_dict(item)
+            item_id = item.get("id")
+            index = self._item_index.get(item_id) if type(item_id) is str else None
+            if index is None and not streamed:
+                index = position
+            if index is not None:
+                self._item_done(index, item, out)
 
 
 def _usage(usage: dict[str, Any]) -> Usage:
-    details = usage.get("input_tokens_details") or {}
     return Usage(
         int_or_none(usage.get("input_tokens")),
         int_or_none(usage.get("output_tokens")),
-        int_or_none(details.get("cached_tokens") if isinstance(details, dict) else None),
+        int_or_none(as_dict(usage.get("input_tokens_details")).get("cached_tokens")),
     )
-
-
-def _error(error: object, fallback: str) -> StreamError:
-    if isinstance(error, dict):
-        code = error.get("code") or error.get("type")
-        return StreamError(code and str(code), str(error.get("message") or fallback))
-    return StreamError(None, str(error) or fallback)
 
 
 __all__ = ["ResponsesDecoder"]

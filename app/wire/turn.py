@@ -65,7 +65,7 @@ class ToolCall:
             return
         try:
             self.value, self.invalid_json = json.loads(raw), False
-        except ValueError:
+        except (ValueError, RecursionError):  # model output: anything may arrive here
             self.value, self.invalid_json = None, True
 
 
