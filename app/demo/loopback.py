@@ -51,6 +51,7 @@ class Reply:
     headers: tuple[tuple[str, str], ...] = (("Content-Type", "text/event-stream"),)
     steps: tuple[Step, ...] = ()
     chunked: bool = True  # False: no length, the body ends when the connection closes
+    wait: float = 0.0  # seconds before the status line (a server slow to answer at all)
 
 
 def json_reply(
@@ -125,6 +126,12 @@ class _Gone(Exception):
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "triptych-loopback"
+    timeout = 60  # an idle keep-alive connection is dropped after this many seconds
+
+    def handle(self) -> None:
+        # A client may drop a kept-alive connection at any time; that is not a server error.
+        with contextlib.suppress(ConnectionError):
+            super().handle()
 
     def do_GET(self) -> None:
         self._handle()
@@ -160,6 +167,8 @@ class _Handler(BaseHTTPRequestHandler):
             seen.done.set()
 
     def _play(self, reply: Reply, stopping: threading.Event) -> None:
+        if reply.wait:
+            self._pause(reply.wait, stopping)
         self.send_response(reply.status)
         for name, value in reply.headers:
             self.send_header(name, value)

@@ -1,0 +1,5 @@
+"""Shared fixtures. Each piece keeps its fixtures next to its fakes and imports them here."""
+
+from tests.fakes.fixtures import fake_provider
+
+__all__ = ["fake_provider"]

@@ -1,0 +1,1 @@
+"""Test doubles that speak real HTTP over loopback (never patched httpx)."""
