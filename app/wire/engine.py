@@ -120,9 +120,13 @@ class StreamEngine:
         out.append(StreamError(code, message))
 
 
-def decode_bytes(api: Api, pieces: list[bytes] | tuple[bytes, ...]) -> Turn:
+def decode_bytes(
+    api: Api,
+    pieces: list[bytes] | tuple[bytes, ...],
+    max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
+) -> Turn:
     """Fold a whole recorded body into a settled turn (tests, replays, benchmarks)."""
-    engine = StreamEngine(api)
+    engine = StreamEngine(api, max_event_bytes)
     turn = Turn()
     for piece in pieces:
         turn.apply_all(engine.feed(piece))
