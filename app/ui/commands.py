@@ -62,11 +62,11 @@ class TriptychCommands(ChoiceProvider):
         return app.palette_choices()
 
 
-def show_choices(app: Any, choices: Sequence[Choice], placeholder: str) -> None:
-    """Open a palette listing `choices` (a provider, model or code-block picker)."""
+def show_choices(app: Any, offered: Sequence[Choice], placeholder: str) -> None:
+    """Open a palette listing `offered` (a provider, model or code-block picker)."""
 
     class Picker(ChoiceProvider):
-        items: ClassVar[Sequence[Choice]] = tuple(choices)
+        items: ClassVar[Sequence[Choice]] = tuple(offered)
 
         def choices(self) -> Sequence[Choice]:
             return self.items

@@ -1,0 +1,123 @@
+"""The pure helpers behind the UI: sanitising, fence pacing, speed figures, status segments,
+code blocks and theme files. No screen needed."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from app.display.code_blocks import CodeBlock, code_blocks
+from app.display.fences import FencePacer, FenceTracker
+from app.display.sanitize import clean, clean_line
+from app.display.speed import format_seconds, tokens_per_second
+from app.display.status_line import ERROR, WARN, StatusInput, status_segments
+from app.display.turn_watch import TurnWatch
+from app.ui.themes import ThemeFileError, theme_from_mapping
+from app.wire.events import EndOfStream, Finish, Keepalive, StreamError, TextDelta, Usage
+from app.wire.turn import Turn
+
+
+def test_control_characters_become_visible_and_text_is_untouched() -> None:
+    assert clean("plain [bold]text[/]\n\tindented") == "plain [bold]text[/]\n\tindented"
+    assert clean("a\x1b[31mb\x07c\r\n") == "a␛[31mb␇c\n"
+    assert clean("x\x9by\u202ez\x7f") == "x\ufffdy\ufffdz␡"
+    assert clean_line("one\ntwo\tthree") == "one two three"
+
+
+def test_fence_tracker_follows_open_and_close_across_pieces() -> None:
+    tracker = FenceTracker()
+    tracker.feed("intro\n``")
+    assert tracker.open_lines is None
+    tracker.feed("`python\nx = 1\ny")
+    assert tracker.open_lines == 1
+    tracker.feed(" = 2\n```\n")
+    assert tracker.open_lines is None
+    tracker.feed("~~~~\n```\nstill inside\n~~~~\n")
+    assert tracker.open_lines is None
+    tracker.feed("inline ```code``` is not a fence\n")
+    assert tracker.open_lines is None
+
+
+def test_pacer_flushes_a_long_open_fence_less_often() -> None:
+    pacer = FencePacer(FenceTracker())
+    pacer.tracker.feed("```\n" + "line\n" * 10)
+    assert pacer.due(0.0)  # a short fence flushes every tick
+    pacer.flushed(0.0)
+    pacer.tracker.feed("line\n" * 390)  # 400 lines: interval 1 s (capped)
+    assert not pacer.due(0.5)
+    assert pacer.due(1.0)
+    pacer.tracker.feed("```\n")
+    assert pacer.due(0.51)  # closed: back to every tick
+
+
+def test_tokens_per_second_uses_the_generation_phase() -> None:
+    rate = tokens_per_second(100, 0, 1.0, 3.0)
+    assert rate is not None
+    assert (rate.tokens_per_second, rate.estimated) == (50.0, False)
+    estimated = tokens_per_second(None, 400, 0.0, 2.0)
+    assert estimated is not None
+    assert (estimated.tokens_per_second, estimated.estimated) == (
+        50.0,
+        True,
+    )
+    assert tokens_per_second(10, 40, 1.0, 1.1) is None  # too short to mean anything
+    assert format_seconds(0.4234) == "0.42s"
+    assert format_seconds(125) == "2m05s"
+
+
+def test_status_segments_for_a_complete_and_a_failed_turn() -> None:
+    turn = Turn()
+    watch = TurnWatch(started=10.0)
+    turn.apply(TextDelta("x" * 200))
+    watch.observe(turn, 10.5)
+    turn.apply_all([TextDelta("x" * 200), Usage(12, 100, 3), Finish("stop"), EndOfStream()])
+    turn.end()
+    watch.observe(turn, 12.5)
+    texts = [text for text, _ in status_segments(StatusInput("p", "m", turn, watch, 12.5))]
+    assert texts == ["p", "m", "complete", "TTFT 0.50s", "50.0 tok/s", "in 12 out 100 cached 3",
+                     "finish stop"]  # fmt: skip
+    failed = Turn()
+    failed.apply(StreamError("overloaded_error", "Overloaded \x1b[2J"))
+    failed.end()
+    segments = status_segments(StatusInput("p", "m", failed, TurnWatch(started=0.0), 1.0))
+    assert ("failed", ERROR) in segments
+    assert ("overloaded_error: Overloaded ␛[2J", ERROR) in segments
+
+
+def test_status_says_the_model_is_still_working_during_keepalives() -> None:
+    turn = Turn()
+    turn.apply_all([Keepalive(), Keepalive()])
+    watch = TurnWatch(started=0.0)
+    watch.observe(turn, 5.0)
+    segments = status_segments(StatusInput("p", "m", turn, watch, 5.0))
+    assert segments[2][0] == "waiting"
+    assert ("model still working 5.00s (2 keepalives)", WARN) in segments
+
+
+def test_code_blocks_are_raw_text() -> None:
+    text = "a\n```python\nx = 1\n```\n- item\n  ~~~\n  indented\n  ~~~\n```sh\necho open\n"
+    assert code_blocks(text) == [
+        CodeBlock("python", "x = 1"),
+        CodeBlock("", "indented"),
+        CodeBlock("sh", "echo open"),
+    ]
+
+
+def test_theme_files_are_validated() -> None:
+    theme = theme_from_mapping({"name": "t", "primary": "#123456", "dark": False}, "t.toml")
+    assert (theme.name, theme.dark) == ("t", False)
+    with pytest.raises(ThemeFileError, match="unknown keys: colour"):
+        theme_from_mapping({"name": "t", "primary": "#123456", "colour": "red"}, "t.toml")
+    with pytest.raises(ThemeFileError, match="primary"):
+        theme_from_mapping({"name": "t"}, "t.toml")
+
+
+def test_display_helpers_import_no_ui_library() -> None:
+    code = (
+        "import sys, app.display.status_line, app.display.code_blocks, app.display.fences;"
+        "bad = [m for m in ('textual', 'rich') if m in sys.modules]; print(bad)"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.stdout.strip() == "[]", result.stderr
