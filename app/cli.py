@@ -1,18 +1,304 @@
-"""Command line entry point. The UI is imported lazily so headless commands start fast."""
+"""Command line entry point: `triptych` (the TUI) and its headless subcommands.
+
+    triptych [--provider NAME] [--model M] [--config FILE] [--continue] [--compare A,B]
+    triptych ask [PROMPT] [--provider NAME | --api API --base-url URL --model M]
+                 [--api-key-env VAR] [--system TEXT] [--reasoning] [--json] [--record FILE]
+    triptych providers | history | export ID [--format md|json] | replay FILE
+
+Exit status 2 means a usage or configuration problem (the message says what to fix, never with
+a traceback). The UI is imported lazily, so headless commands start fast and never load Textual.
+"""
 
 from __future__ import annotations
 
 import argparse
+import os
+import sys
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import TextIO
 
 from app import __version__
+from app.config import API_NAMES, Config, ConfigError, ProviderConfig, load_config
+from app.wire.engine import Api
+
+EXIT_USAGE = 2
+EXIT_INTERRUPTED = 130
+CUSTOM_PROVIDER = "custom"
+
+
+class UsageError(Exception):
+    """Bad flags that argparse cannot see (combinations, values); exit status 2."""
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="triptych", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="triptych",
+        description="A terminal chat app that shows exactly what an LLM provider streams back.",
+    )
     parser.add_argument("--version", action="version", version=f"triptych {__version__}")
+    parser.add_argument("--config", type=Path, metavar="FILE", help="the config file to read")
+    parser.add_argument("--provider", metavar="NAME", help="the provider to start with")
+    parser.add_argument("--model", metavar="M", help="the model to start with")
+    parser.add_argument(
+        "--continue",
+        dest="continue_last",
+        action="store_true",
+        help="reopen the last conversation",
+    )
+    parser.add_argument(
+        "--compare", metavar="A,B", help="providers to ask side by side, comma-separated"
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    _ask_parser(commands)
+    providers = commands.add_parser("providers", help="list the configured providers and keys")
+    _config_flag(providers)
+    history = commands.add_parser("history", help="list saved conversations, newest first")
+    history.add_argument("--search", metavar="TEXT", help="only conversations containing TEXT")
+    history.add_argument("--limit", type=int, default=100, metavar="N")
+    export = commands.add_parser("export", help="print one saved conversation")
+    export.add_argument("id", type=int, metavar="ID")
+    export.add_argument("--format", choices=("md", "json"), default="md")
+    replay = commands.add_parser("replay", help="decode a file written by `ask --record`")
+    replay.add_argument("file", type=Path, metavar="FILE")
     return parser
 
 
+def _config_flag(parser: argparse.ArgumentParser) -> None:
+    # SUPPRESS: a subcommand's --config must not erase one given before the subcommand.
+    parser.add_argument("--config", type=Path, metavar="FILE", default=argparse.SUPPRESS)
+
+
+def _ask_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    ask = commands.add_parser(
+        "ask",
+        help="ask one question and stream the answer to stdout",
+        description=(
+            "Ask one question; the answer streams to stdout. Without a config this asks the "
+            "offline demo, whose answers depend on words in the prompt: think, tool, long, "
+            "cut, error."
+        ),
+    )
+    ask.add_argument("prompt", nargs="?", metavar="PROMPT", help="the question (else stdin)")
+    ask.add_argument("--provider", metavar="NAME", default=argparse.SUPPRESS)
+    ask.add_argument("--api", choices=API_NAMES, help="with --base-url and --model: no config")
+    ask.add_argument("--base-url", metavar="URL")
+    ask.add_argument("--model", metavar="M", default=argparse.SUPPRESS)
+    ask.add_argument("--api-key-env", metavar="VAR", help="the variable that holds the key")
+    ask.add_argument("--system", metavar="TEXT", help="the system prompt")
+    ask.add_argument("--reasoning", action="store_true", help="show reasoning on stderr")
+    ask.add_argument("--json", action="store_true", help="print one JSON object at the end")
+    ask.add_argument("--record", type=Path, metavar="FILE", help="record the exchange (JSONL)")
+    _config_flag(ask)
+
+
 def main(argv: list[str] | None = None) -> int:
-    build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as exc:  # --help, --version, or a usage error argparse already printed
+        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
+    try:
+        return _dispatch(args, os.environ, sys.stdin, sys.stdout, sys.stderr)
+    except (ConfigError, UsageError) as exc:
+        print(f"triptych: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:  # `triptych ask ... | head`: the reader left; that is fine
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the flush at exit
+        return 0
+
+
+def _dispatch(
+    args: argparse.Namespace,
+    environ: Mapping[str, str],
+    stdin: TextIO,
+    stdout: TextIO,
+    stderr: TextIO,
+) -> int:
+    command: str | None = args.command
+    if command == "history":
+        return _history(args, stdout, stderr)
+    if command == "export":
+        return _export(args, stdout, stderr)
+    if command == "replay":
+        from app.replay import replay
+
+        return replay(args.file, stdout, stderr)
+    config = _load(args, environ, stderr)
+    if command == "providers":
+        from app.provider_list import format_providers
+
+        stdout.write(format_providers(config, environ))
+        return 0
+    if command == "ask":
+        return _ask(args, config, environ, stdin, stdout, stderr)
+    return _tui(args, config)
+
+
+def _load(args: argparse.Namespace, environ: Mapping[str, str], stderr: TextIO) -> Config:
+    from app.demo.server import with_demo_providers
+
+    config = load_config(args.config, environ)
+    for warning in config.warnings:
+        print(f"triptych: warning: {warning}", file=stderr)
+    return with_demo_providers(config)
+
+
+def _tui(args: argparse.Namespace, config: Config) -> int:
+    compare = [n.strip() for n in args.compare.split(",") if n.strip()] if args.compare else None
+    for name in [args.provider, *(compare or [])]:
+        if name is not None:
+            config.provider(name)  # an unknown name is a ConfigError: exit 2 before any UI
+    try:
+        run_tui: Callable[..., int] = _import_run_tui()
+    except ImportError as exc:
+        raise UsageError(f"the terminal UI is not available in this build ({exc})") from None
+    return run_tui(
+        config,
+        provider=args.provider,
+        model=args.model,
+        compare=compare,
+        continue_last=args.continue_last,
+    )
+
+
+def _import_run_tui() -> Callable[..., int]:
+    from app.ui.app import run_tui
+
+    return run_tui
+
+
+# -- ask ---------------------------------------------------------------------------------------
+
+
+def _ask(
+    args: argparse.Namespace,
+    config: Config,
+    environ: Mapping[str, str],
+    stdin: TextIO,
+    stdout: TextIO,
+    stderr: TextIO,
+) -> int:
+    from app.api_keys import MissingApiKey, require_api_key
+    from app.ask import AskJob, run_ask
+
+    provider = ask_provider(args, config)
+    try:
+        key = require_api_key(provider, environ)
+    except MissingApiKey as exc:
+        raise UsageError(str(exc)) from None
+    job = AskJob(
+        provider=provider,
+        api_key=key,
+        prompt=read_prompt(args.prompt, stdin),
+        system=args.system if args.system is not None else config.system,
+        json_output=args.json,
+        show_reasoning=args.reasoning,
+        record=args.record,
+        idle_timeout=config.idle_timeout,
+        connect_timeout=config.connect_timeout,
+        demo_pace=demo_pace(environ),
+    )
+    return run_ask(job, stdout, stderr)
+
+
+def demo_pace(environ: Mapping[str, str]) -> float:
+    from app.demo.server import PACE_ENV
+
+    raw = environ.get(PACE_ENV, "").strip()
+    if not raw:
+        return 1.0
+    try:
+        pace = float(raw)
+    except ValueError:
+        pace = -1.0
+    if not 0 <= pace <= 100:
+        raise UsageError(f"${PACE_ENV} must be a number from 0 to 100, not {raw!r}")
+    return pace
+
+
+def ask_provider(args: argparse.Namespace, config: Config) -> ProviderConfig:
+    """`--provider NAME` (or the default), else a provider made of --api/--base-url/--model."""
+    from dataclasses import replace
+
+    name: str | None = args.provider
+    model: str | None = getattr(args, "model", None)
+    custom = args.api is not None or args.base_url is not None
+    if custom:
+        if name is not None:
+            raise UsageError("--provider cannot be combined with --api/--base-url")
+        missing = [
+            flag
+            for flag, value in (
+                ("--api", args.api),
+                ("--base-url", args.base_url),
+                ("--model", model),
+            )
+            if not value
+        ]
+        if missing:
+            raise UsageError(
+                f"--api, --base-url and --model go together; missing {', '.join(missing)}"
+            )
+        base_url = str(args.base_url).strip().rstrip("/")
+        if not base_url.startswith(("http://", "https://")):
+            raise UsageError(f"--base-url must be an http:// or https:// URL, not {base_url!r}")
+        provider = ProviderConfig(
+            name=CUSTOM_PROVIDER, api=Api(args.api), base_url=base_url, model=str(model)
+        )
+    else:
+        provider = config.provider(name)
+    if model:
+        provider = replace(provider, model=model)
+    if args.api_key_env:
+        provider = replace(provider, api_key_env=args.api_key_env, api_key=None)
+    return provider
+
+
+def read_prompt(argument: str | None, stdin: TextIO) -> str:
+    if argument is not None:
+        prompt = argument
+    elif stdin.isatty():
+        raise UsageError("no prompt: give it as an argument, or pipe it in on stdin")
+    else:
+        prompt = stdin.read()
+    if not prompt.strip():
+        raise UsageError("the prompt is empty")
+    return prompt
+
+
+# -- history -----------------------------------------------------------------------------------
+
+
+def _history(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    from app.store import Store, StoreError, format_history, history_path
+
+    try:
+        store = Store.open(history_path())
+    except StoreError as exc:
+        print(f"triptych: {exc}", file=stderr)
+        return 1
+    try:
+        stdout.write(format_history(store, limit=args.limit, query=args.search))
+    finally:
+        store.close()
+    return 0
+
+
+def _export(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    from app.store import ConversationNotFound, Store, StoreError, export_conversation, history_path
+
+    try:
+        store = Store.open(history_path())
+    except StoreError as exc:
+        print(f"triptych: {exc}", file=stderr)
+        return 1
+    try:
+        stdout.write(export_conversation(store, args.id, args.format))
+    except ConversationNotFound as exc:
+        print(f"triptych: {exc}", file=stderr)
+        return 1
+    finally:
+        store.close()
     return 0

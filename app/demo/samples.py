@@ -115,7 +115,7 @@ next tick of the render clock, so the screen stays responsive however fast token
 
 
 def _long_answer() -> str:
-    return _NOTE + "".join(_LONG_SECTION.format(n=n) for n in range(1, 25))
+    return _NOTE + "".join(_LONG_SECTION.format(n=n) for n in range(1, 13))
 
 
 def pieces(text: str) -> tuple[str, ...]:

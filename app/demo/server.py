@@ -33,6 +33,7 @@ from app.wire.engine import Api
 
 DEMO_APIS = {DEMO: Api.CHAT, "demo-messages": Api.MESSAGES, "demo-responses": Api.RESPONSES}
 DEMO_MODEL = "demo"
+PACE_ENV = "TRIPTYCH_DEMO_PACE"
 _PATHS = {
     "/v1/chat/completions": Api.CHAT,
     "/v1/messages": Api.MESSAGES,
@@ -57,9 +58,27 @@ class Pacing:
     def instant(cls) -> Pacing:
         return cls(0.0, 0.0)
 
+    def scaled(self, factor: float) -> Pacing:
+        """`$TRIPTYCH_DEMO_PACE` multiplies the waits: 0 streams at once (tests), 2 is slower."""
+        return Pacing(self.first_token * factor, self.per_frame * factor)
+
 
 def is_demo(name: str) -> bool:
     return name in DEMO_APIS
+
+
+def with_demo_providers(config: Config) -> Config:
+    """The config plus `demo-messages` and `demo-responses` (unless the user took the names).
+
+    Their base_url stays empty like the built-in `demo`'s: whoever streams first starts the
+    server and fills it in (`DemoServer.attach`, or the UI's client maker).
+    """
+    providers = dict(config.providers)
+    for name, api in DEMO_APIS.items():
+        providers.setdefault(
+            name, ProviderConfig(name=name, api=api, base_url="", model=DEMO_MODEL)
+        )
+    return replace(config, providers=providers)
 
 
 class DemoServer:
@@ -170,4 +189,13 @@ def _error(api: Api | None, status: int, kind: str, message: str) -> Reply:
     return json_reply(status, {"error": {"message": message, "type": kind, "code": None}})
 
 
-__all__ = ["DEMO_APIS", "DemoServer", "Pacing", "is_demo", "last_user_text", "start_demo_server"]
+__all__ = [
+    "DEMO_APIS",
+    "PACE_ENV",
+    "DemoServer",
+    "Pacing",
+    "is_demo",
+    "last_user_text",
+    "start_demo_server",
+    "with_demo_providers",
+]

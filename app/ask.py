@@ -1,0 +1,199 @@
+"""`triptych ask`: one prompt, one streamed answer, no UI.
+
+The answer streams to stdout as it arrives (raw text, for pipes); reasoning (with `--reasoning`),
+tool calls and a closing summary line go to stderr. Model output is untrusted, so every control
+character except newline and tab is made visible before it reaches the terminal. `--json` prints
+one object at the end instead, with the exact fields documented in `answer_json`.
+
+Exit status: 0 complete, 1 failed or interrupted, 130 stopped by Ctrl+C (the stream is closed
+cleanly first, and `--json` still prints its object).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from contextlib import ExitStack
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, TextIO
+
+from app.config import ProviderConfig
+from app.conversation import Conversation
+from app.demo.samples import DEMO_LABEL
+from app.demo.server import Pacing, is_demo, start_demo_server
+from app.display.sanitize import clean
+from app.providers.client import ProviderClient, Timing
+from app.providers.errors import scrub
+from app.providers.record import Recorder
+from app.wire.events import Event, ReasoningDelta, TextDelta
+from app.wire.turn import Turn, TurnStatus
+
+EXIT_COMPLETE = 0
+EXIT_FAILED = 1
+EXIT_STOPPED = 130
+EXIT_CODES = {TurnStatus.COMPLETE: EXIT_COMPLETE, TurnStatus.STOPPED: EXIT_STOPPED}
+
+
+@dataclass(frozen=True, slots=True)
+class AskJob:
+    provider: ProviderConfig  # the model to ask is provider.model
+    api_key: str | None
+    prompt: str
+    system: str | None = None
+    json_output: bool = False
+    show_reasoning: bool = False
+    record: Path | None = None
+    idle_timeout: float = 150.0
+    connect_timeout: float = 10.0
+    demo_pace: float = 1.0  # multiplies the demo's pacing (0: instant)
+
+
+def run_ask(job: AskJob, stdout: TextIO, stderr: TextIO) -> int:
+    """Ask, print, and return the exit status. Starts the demo server when the demo is asked."""
+    with ExitStack() as stack:
+        provider = job.provider
+        if is_demo(provider.name) and not provider.base_url.startswith("http"):
+            demo = stack.enter_context(start_demo_server(Pacing().scaled(job.demo_pace)))
+            provider = replace(provider, base_url=demo.url)
+        if is_demo(provider.name):
+            stderr.write(f"{DEMO_LABEL} (no network, no API key)\n")
+            stderr.flush()
+        recorder = Recorder(job.record) if job.record is not None else None
+        if recorder is not None:
+            stack.callback(recorder.close)
+        printer = _Printer(stdout, stderr, job)
+        turn, timing = asyncio.run(_ask(replace(job, provider=provider), recorder, printer))
+        printer.finish(turn, timing)
+    return EXIT_CODES.get(turn.status, EXIT_FAILED)
+
+
+async def _ask(job: AskJob, recorder: Recorder | None, printer: _Printer) -> tuple[Turn, Timing]:
+    conversation = Conversation(system=job.system)
+    conversation.add_user(job.prompt)
+    turn = Turn()
+    timing = Timing(time.monotonic())
+    client = ProviderClient(
+        job.provider,
+        job.api_key,
+        idle_timeout=job.idle_timeout,
+        connect_timeout=job.connect_timeout,
+        recorder=recorder,
+    )
+    try:
+        await client.stream(conversation, turn, timing, printer.on_event)
+    except asyncio.CancelledError:
+        # Ctrl+C: asyncio.run cancelled us; the client closed the stream and marked it stopped.
+        task = asyncio.current_task()
+        if task is not None:
+            task.uncancel()
+    finally:
+        await client.aclose()
+    return turn, timing
+
+
+class _Printer:
+    """Writes the answer as it streams (human mode) and the ending (both modes)."""
+
+    def __init__(self, stdout: TextIO, stderr: TextIO, job: AskJob) -> None:
+        self.stdout = stdout
+        self.stderr = stderr
+        self.job = job
+        self._text_tail = ""  # the last text piece: does the answer end with a newline?
+        self._reasoning_open = False  # reasoning was written to stderr without a final newline
+
+    def on_event(self, event: Event) -> None:
+        if self.job.json_output:
+            return
+        if type(event) is TextDelta:
+            if self._reasoning_open:
+                self._reasoning_open = False
+                self.stderr.write("\n")
+                self.stderr.flush()
+            self._text_tail = event.text or self._text_tail
+            self.stdout.write(clean(event.text))
+            self.stdout.flush()
+        elif type(event) is ReasoningDelta and self.job.show_reasoning:
+            self._reasoning_open = not event.text.endswith("\n")
+            self.stderr.write(clean(event.text))
+            self.stderr.flush()
+
+    def finish(self, turn: Turn, timing: Timing) -> None:
+        secrets = (self.job.api_key,)
+        if self.job.json_output:
+            document = answer_json(self.job.provider, turn, timing)
+            self.stdout.write(scrub(json.dumps(document), secrets) + "\n")
+            self.stdout.flush()
+            return
+        if self._text_tail and not self._text_tail.endswith("\n"):
+            self.stdout.write("\n")
+            self.stdout.flush()
+        if self._reasoning_open:
+            self.stderr.write("\n")
+        for call in turn.tool_calls:
+            self.stderr.write(clean(f"tool call {call.name} {call.id}: {call.arguments}") + "\n")
+        self.stderr.write(scrub(clean(summary_line(self.job.provider, turn, timing)), secrets))
+        self.stderr.write("\n")
+        self.stderr.flush()
+
+
+def answer_json(provider: ProviderConfig, turn: Turn, timing: Timing) -> dict[str, Any]:
+    """The `--json` object: these keys, always all present."""
+    usage = turn.usage
+    return {
+        "provider": provider.name,
+        "model": provider.model,
+        "api": provider.api.value,
+        "status": turn.status.value,
+        "text": turn.text,
+        "reasoning": turn.reasoning,
+        "tool_calls": [
+            {"id": call.id, "name": call.name, "arguments": call.arguments}
+            for call in turn.tool_calls
+        ],
+        "finish_reason": turn.finish_reason,
+        "usage": None
+        if usage is None
+        else {
+            "input_tokens": usage.input_tokens,
+            "output_tokens": usage.output_tokens,
+            "cached_tokens": usage.cached_tokens,
+        },
+        "error": None
+        if turn.error is None
+        else {"code": turn.error.code, "message": turn.error.message},
+        "ttft_ms": timing.ttft_ms,
+        "duration_ms": timing.duration_ms,
+    }
+
+
+def summary_line(provider: ProviderConfig, turn: Turn, timing: Timing) -> str:
+    """provider · model · status · usage · times, then why it ended early if it did."""
+    parts = [provider.name, provider.model, turn.status.value]
+    if turn.finish_reason:
+        parts.append(f"finish {turn.finish_reason}")
+    usage = turn.usage
+    if usage is not None:
+        cached = f" ({usage.cached_tokens} cached)" if usage.cached_tokens else ""
+        parts.append(f"{_count(usage.input_tokens)} in{cached} / {_count(usage.output_tokens)} out")
+    if timing.ttft_ms is not None:
+        parts.append(f"first token {timing.ttft_ms} ms")
+    if timing.duration_ms is not None:
+        parts.append(f"{timing.duration_ms / 1000:.1f} s")
+    line = " · ".join(parts)
+    if turn.error is not None:
+        code = f"{turn.error.code}: " if turn.error.code else ""
+        line += f"\nerror: {code}{turn.error.message}"
+    elif turn.status is TurnStatus.INTERRUPTED:
+        line += f"\ninterrupted: {turn.interruption or 'the stream ended before its last event'}"
+    elif turn.status is TurnStatus.STOPPED:
+        line += "\nstopped: the stream was closed on Ctrl+C"
+    return line
+
+
+def _count(value: int | None) -> str:
+    return "?" if value is None else str(value)
+
+
+__all__ = ["AskJob", "answer_json", "run_ask", "summary_line"]
