@@ -29,8 +29,30 @@ APIS = pytest.mark.parametrize("api", list(Api), ids=[a.value for a in Api])
 @APIS
 @pytest.mark.parametrize(
     "payload",
-    [b"{not json", b'{"a": 1', b"[1, 2]", b'"text"', b"42", b"null", b"[" * 100_000],
-    ids=["garbage", "cut", "array", "string", "number", "null", "deeply-nested"],
+    [
+        b"{not json",
+        b'{"a": 1',
+        b'{"a": 1} {"b": 2}',
+        b'{"a": 1}\ndata: {"b": 2}',
+        b"[1, 2]",
+        b'"text"',
+        b"42",
+        b"null",
+        b"[" * 100_000,
+        b'{"a":' * 100_000,
+    ],
+    ids=[
+        "garbage",
+        "cut",
+        "two-objects",
+        "two-lines",
+        "array",
+        "string",
+        "number",
+        "null",
+        "deeply-nested-array",
+        "deeply-nested-object",
+    ],
 )
 def test_a_payload_that_is_not_a_json_object_fails_the_turn_and_stops_reading(
     api: Api, payload: bytes
