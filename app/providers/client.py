@@ -209,11 +209,11 @@ class ProviderClient:
                 await self._read_body(run, response)
         except httpx.HTTPError as exc:
             if not in_body:
-                timeout = (
-                    self.connect_timeout
-                    if isinstance(exc, httpx.ConnectTimeout | httpx.PoolTimeout)
-                    else self.idle_timeout
-                )
+                timeout: float | None = self.idle_timeout
+                if isinstance(exc, httpx.ConnectTimeout | httpx.PoolTimeout):
+                    timeout = self.connect_timeout
+                elif isinstance(exc, httpx.WriteTimeout):
+                    timeout = None
                 error = transport_error(exc, url, timeout=timeout)
                 run.turn.fail(error.code, error.message)
                 run.record_end("error", error.message)
@@ -228,29 +228,35 @@ class ProviderClient:
 
     async def _read_error(self, run: _Run, response: httpx.Response) -> None:
         body = bytearray()
-        async for piece in response.aiter_bytes():
-            run.record_data(piece)
-            body += piece
-            if len(body) >= MAX_ERROR_BODY:
-                break
+        try:
+            async for piece in response.aiter_bytes():
+                run.record_data(piece)
+                body += piece
+                if len(body) >= MAX_ERROR_BODY:
+                    break
+        except httpx.HTTPError:
+            pass  # the status says enough; show whatever part of the body arrived
         error = http_error(
             response.status_code,
             bytes(body),
             content_type=response.headers.get("content-type", ""),
             retry_after=response.headers.get("retry-after"),
         )
-        run.turn.fail(error.code, error.message)
+        message = error.message
+        if response.is_redirect:
+            where = response.headers.get("location", "elsewhere")
+            message += f" (redirected to {where}: check the provider's base_url)"
+        run.turn.fail(error.code, message)
         run.record_end("eof")
 
     async def _read_body(self, run: _Run, response: httpx.Response) -> None:
-        content_type = response.headers.get("content-type", "").lower()
-        kind: _Body | None = _body_kind(content_type, b"")
+        kind: _Body | None = None
         held = bytearray()  # a document, or the bytes read while deciding what the body is
         async for piece in response.aiter_bytes():
             run.record_data(piece)
             if kind is None:
                 held += piece
-                kind = _body_kind(content_type, bytes(held))
+                kind = _body_kind(bytes(held))
                 if kind is None:
                     continue
                 piece, held = bytes(held), bytearray()
@@ -339,12 +345,12 @@ class _Run:
                 on_event(event)
 
 
-def _body_kind(content_type: str, head: bytes) -> _Body | None:
-    """What a 200 body is, from its type or its first visible byte; None: read more."""
-    if "json" in content_type:
-        return _Body.DOCUMENT
-    if "html" in content_type:
-        return _Body.HTML
+def _body_kind(head: bytes) -> _Body | None:
+    """What a 200 body is, by its first visible byte (headers lie: case 12); None: read more.
+
+    An event stream never starts with `{` or `[` (that would be an unknown field), so those
+    open a whole JSON document, and `<` an HTML page.
+    """
     start = head.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
     if not start:
         return None if len(head) < 4096 else _Body.STREAM

@@ -248,6 +248,41 @@ async def test_connection_refused_is_a_plain_message() -> None:
     assert turn.error.code == "connect_error"
 
 
+async def test_tls_to_a_plain_http_server_is_a_tls_error(fake_provider: FakeProvider) -> None:
+    https = fake_provider.url.replace("http://", "https://")
+    config = ProviderConfig(name="x", api=Api.CHAT, base_url=https, model="m")
+    async with ProviderClient(config, KEY, connect_timeout=2) as client:
+        turn = await client.stream(ask(), Turn())
+    assert turn.status is TurnStatus.FAILED
+    assert turn.error is not None
+    assert turn.error.code == "connect_error"
+    port = https.split(":")[2].split("/")[0]
+    assert turn.error.message.startswith(f"could not connect to 127.0.0.1:{port} (TLS error")
+
+
+async def test_a_redirect_points_at_the_base_url(fake_provider: FakeProvider) -> None:
+    moved = Reply(301, (("Location", "https://elsewhere.test/v1/chat/completions"),), ())
+    fake_provider.push(moved)
+    turn, _ = await run(fake_provider, Api.CHAT)
+    assert turn.error is not None
+    assert turn.error.code == "http_301"
+    assert "redirected to https://elsewhere.test/v1/chat/completions" in turn.error.message
+
+
+async def test_an_event_stream_mislabelled_as_json_is_still_read(
+    fake_provider: FakeProvider,
+) -> None:
+    mislabelled = Reply(
+        200,
+        (("Content-Type", "application/json"),),
+        tuple(Send(frame) for frame in frames(Api.CHAT, Answer(text=("ok",)))),
+    )
+    fake_provider.push(mislabelled)
+    turn, _ = await run(fake_provider, Api.CHAT)
+    assert turn.status is TurnStatus.COMPLETE
+    assert turn.text == "ok"
+
+
 @APIS
 async def test_cancel_stops_and_the_server_sees_the_disconnect(
     fake_provider: FakeProvider, api: Api
