@@ -147,10 +147,15 @@ class TriptychApp(App[int]):
         """Stop streams (closing their connections) before leaving."""
         await self.pane.aclose()
         await self._maker.aclose()
+        self.exit(0)
+
+    def on_unmount(self) -> None:
+        """However the app ends: GC back on, the demo server down, the lag report written."""
         self.render_clock.stop()
+        self._maker.close_demo()
         if self._probe is not None:
             self._probe.write()
-        self.exit(0)
+            self._probe = None
 
 
 def run_tui(

@@ -64,6 +64,9 @@ class ClientMaker:
         )
 
     async def aclose(self) -> None:
+        self.close_demo()
+
+    def close_demo(self) -> None:
         if self._demo is not None:
             with contextlib.suppress(Exception):
                 self._demo.close()

@@ -23,6 +23,9 @@ class ChatScreen(Screen[None]):
         Binding("escape", "stop_stream", "stop", priority=True),
         Binding("ctrl+r", "toggle_reasoning", "reasoning"),
         Binding("ctrl+n", "new_chat", "new chat"),
+        # The prompt has focus; page keys scroll the conversation (and stop following it).
+        Binding("pageup", "scroll_transcript(-1)", "scroll up", show=False, priority=True),
+        Binding("pagedown", "scroll_transcript(1)", "scroll down", show=False, priority=True),
     ]
 
     def __init__(self, pane: ChatPane) -> None:
@@ -48,6 +51,13 @@ class ChatScreen(Screen[None]):
     def action_stop_stream(self) -> None:
         self.pane.stop()
         self.refresh_bindings()
+
+    def action_scroll_transcript(self, direction: int) -> None:
+        transcript = self.pane.transcript
+        if direction < 0:
+            transcript.scroll_page_up(animate=False)
+        else:
+            transcript.scroll_page_down(animate=False)
 
     def action_toggle_reasoning(self) -> None:
         self.app.action_toggle_reasoning()  # type: ignore[attr-defined]

@@ -87,7 +87,7 @@ class ReasoningPane(Collapsible):
     async def render_pending(self) -> None:
         """Append buffered text while open; only the tail while collapsed."""
         if self.collapsed:
-            width = max(10, self._tail.size.width or TAIL_CHARS)
+            width = max(10, self._tail.content_size.width or TAIL_CHARS)
             self._tail.update(Content(last_line(self._last_text, width)))
             return
         if self._pending:

@@ -1,0 +1,102 @@
+"""The installed `triptych` in a real terminal (tmux): type a prompt to the offline demo, read
+the screen, stop a long answer with Esc, quit with Ctrl+Q. tmux is installed by .ci/run, so
+this test does not skip: a missing tmux or script is a failure."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.tmux
+
+
+def console_script() -> str:
+    beside = Path(sys.executable).with_name("triptych")
+    found = str(beside) if beside.exists() else shutil.which("triptych")
+    assert found, "the `triptych` console script is not installed"
+    return found
+
+
+class Terminal:
+    """One tmux server of our own (its own socket), so nothing leaks in or out."""
+
+    def __init__(self, socket: str) -> None:
+        self.socket = socket
+
+    def tmux(self, *args: str) -> str:
+        result = subprocess.run(
+            ["tmux", "-L", self.socket, *args], capture_output=True, text=True, timeout=10
+        )
+        return result.stdout
+
+    def screen(self) -> str:
+        return self.tmux("capture-pane", "-p", "-t", "app")
+
+    def keys(self, *keys: str) -> None:
+        self.tmux("send-keys", "-t", "app", *keys)
+
+    def wait_for(self, *texts: str, timeout: float = 15.0) -> str:
+        deadline = time.monotonic() + timeout
+        while True:
+            screen = self.screen()
+            if all(text in screen for text in texts):
+                return screen
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{texts} not on screen after {timeout}s:\n{screen}")
+            time.sleep(0.1)
+
+    def alive(self) -> bool:
+        return "app" in self.tmux("list-sessions", "-F", "#{session_name}")
+
+
+@pytest.fixture
+def terminal(tmp_path: Path) -> Iterator[Terminal]:
+    assert shutil.which("tmux"), "tmux is required (.ci/run installs it)"
+    config = tmp_path / "config.toml"
+    config.write_text('default = "demo"\n', encoding="utf-8")
+    env = {
+        "TRIPTYCH_CONFIG": str(config),
+        "TRIPTYCH_DATA_DIR": str(tmp_path / "data"),
+        "TERM": "xterm-256color",
+        "LANG": "C.UTF-8",
+        "COLORTERM": "truecolor",
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(tmp_path),
+        "XDG_CONFIG_HOME": str(tmp_path / "xdg"),
+    }
+    command = "env -i " + " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
+    command += " " + shlex.quote(console_script())
+    term = Terminal(f"triptych-test-{uuid.uuid4().hex[:8]}")
+    term.tmux("new-session", "-d", "-s", "app", "-x", "120", "-y", "40", command)
+    try:
+        yield term
+    finally:
+        term.tmux("kill-server")
+
+
+def test_demo_answer_stop_and_quit_in_a_real_terminal(terminal: Terminal) -> None:
+    terminal.wait_for("Ask anything", "demo · demo")
+    terminal.keys("hello", "Enter")
+    screen = terminal.wait_for("Hello from Triptych", "complete", "fibonacci")
+    assert "Triptych — demo · demo" in screen
+
+    terminal.keys("tell me something long", "Enter")
+    terminal.wait_for("streaming", "Part 1")
+    terminal.keys("Escape")
+    screen = terminal.wait_for("■ stopped", "· stopped ·")
+    assert "Part 1" in screen  # the partial answer stays
+
+    terminal.keys("C-q")
+    deadline = time.monotonic() + 10
+    while terminal.alive() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not terminal.alive(), "the app did not quit on Ctrl+Q"
