@@ -84,8 +84,9 @@ class StreamEngine:
             for item in items:
                 if isinstance(item, Comment):
                     out.append(KEEPALIVE)
-                elif not item.data or item.data.isspace():
-                    out.append(KEEPALIVE)  # an empty `data:` frame carries nothing but liveness
+                elif item.event == "ping" or not item.data or item.data.isspace():
+                    # A named ping (any format) or an empty `data:` frame: liveness, no content.
+                    out.append(KEEPALIVE)
                 elif decode(item, out):
                     self.done = True
                     return
