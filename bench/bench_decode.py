@@ -27,6 +27,7 @@ import json
 import sys
 import time
 from collections.abc import Callable, Iterator
+from functools import partial
 from json.scanner import c_make_scanner  # type: ignore[attr-defined]
 from pathlib import Path
 from typing import Any
@@ -56,7 +57,7 @@ def _frame(event: str | None, payload: dict[str, Any] | str) -> str:
 
 def chat_stream(events: int) -> bytes:
     """Kimi/kenari-shaped chunks: reasoning_content first, then text, then one tool call."""
-    head = {"id": "cmpl-4f1c9a2e7b3d5a60", "object": "chat.completion.chunk"}
+    head: dict[str, Any] = {"id": "cmpl-4f1c9a2e7b3d5a60", "object": "chat.completion.chunk"}
     head |= {"created": 1790000000, "model": "kimi-k3"}
 
     def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> str:
@@ -67,7 +68,7 @@ def chat_stream(events: int) -> bytes:
     out = [chunk({"role": "assistant", "content": ""})]
     out += [chunk({"reasoning_content": _words(i)}) for i in range(third)]
     out += [chunk({"content": _words(i)}) for i in range(third)]
-    call = {"index": 0, "id": "call_1", "type": "function"}
+    call: dict[str, Any] = {"index": 0, "id": "call_1", "type": "function"}
     call["function"] = {"name": "get_weather", "arguments": ""}
     out.append(chunk({"tool_calls": [call]}))
     out.append(chunk({"tool_calls": [{"index": 0, "function": {"arguments": '{"notes": "'}}]}))
@@ -84,7 +85,8 @@ def chat_stream(events: int) -> bytes:
 
 def messages_stream(events: int) -> bytes:
     """Anthropic-shaped: thinking block with signature, text block, tool_use block, pings."""
-    start = {"id": "msg_1", "type": "message", "role": "assistant", "model": "m", "content": []}
+    start: dict[str, Any] = {"id": "msg_1", "type": "message", "role": "assistant", "model": "m"}
+    start["content"] = []
     start |= {"stop_reason": None, "stop_sequence": None}
     start["usage"] = {"input_tokens": 14, "output_tokens": 1}
     out = [_frame("message_start", {"type": "message_start", "message": start})]
@@ -138,7 +140,7 @@ def responses_stream(events: int) -> bytes:
     emit("response.created", response=response)
     emit("response.in_progress", response=response)
     third = events // 3
-    reasoning = {"id": "rs_1", "type": "reasoning", "summary": []}
+    reasoning: dict[str, Any] = {"id": "rs_1", "type": "reasoning", "summary": []}
     emit("response.output_item.added", output_index=0, item=reasoning)
     part = {"type": "summary_text", "text": ""}
     emit("response.reasoning_summary_part.added", item_id="rs_1", output_index=0,
@@ -153,7 +155,8 @@ def responses_stream(events: int) -> bytes:
          summary_index=0, text=summary_text)  # fmt: skip
     reasoning = reasoning | {"summary": [{"type": "summary_text", "text": summary_text}]}
     emit("response.output_item.done", output_index=0, item=reasoning)
-    message = {"id": "msg_1", "type": "message", "role": "assistant", "status": "in_progress"}
+    message: dict[str, Any] = {"id": "msg_1", "type": "message", "role": "assistant"}
+    message["status"] = "in_progress"
     emit("response.output_item.added", output_index=1, item=message | {"content": []})
     text_part = {"type": "output_text", "text": "", "annotations": []}
     emit("response.content_part.added", item_id="msg_1", output_index=1, content_index=0,
@@ -255,57 +258,81 @@ def _mock_client(sdk: str, pieces: list[bytes]) -> Any:
     return h.Client(transport=h.MockTransport(handler))
 
 
-def sdk(api: Api, pieces: list[bytes]) -> tuple[str, str]:
-    """The official SDK's own accumulation; returns (text, tool arguments) for a sanity check."""
-    if api is Api.MESSAGES:
-        import anthropic
-
-        client = anthropic.Anthropic(
-            api_key="test", base_url="http://oracle.invalid",
-            http_client=_mock_client("anthropic", pieces), max_retries=0,
-        )  # fmt: skip
-        with client.messages.stream(
-            model="m", max_tokens=64, messages=[{"role": "user", "content": "hi"}]
-        ) as stream:
-            message = stream.get_final_message()
-        text = "".join(b.text for b in message.content if b.type == "text")
-        args = next(json.dumps(b.input) for b in message.content if b.type == "tool_use")
-        return text, args
+def sdk_chat(pieces: list[bytes]) -> tuple[str, str]:
+    """openai's chat-completions stream helper; returns (text, tool arguments) to cross-check."""
     import openai
 
     client = openai.OpenAI(
         api_key="test", base_url="http://oracle.invalid/v1",
         http_client=_mock_client("openai", pieces), max_retries=0,
     )  # fmt: skip
-    if api is Api.CHAT:
-        with client.chat.completions.stream(
-            model="m", messages=[{"role": "user", "content": "hi"}]
-        ) as chat:
-            completion = chat.get_final_completion()
-        msg = completion.choices[0].message
-        return msg.content or "", (msg.tool_calls or [])[0].function.arguments  # type: ignore[union-attr]
-    with client.responses.stream(model="m", input="hi") as responses:
-        response = responses.get_final_response()
-    call = next(item for item in response.output if item.type == "function_call")
-    return response.output_text, call.arguments  # type: ignore[union-attr]
+    with client.chat.completions.stream(
+        model="m", messages=[{"role": "user", "content": "hi"}]
+    ) as stream:
+        message = stream.get_final_completion().choices[0].message
+    calls = [c for c in message.tool_calls or [] if c.type == "function"]
+    return message.content or "", calls[0].function.arguments
+
+
+def sdk_messages(pieces: list[bytes]) -> tuple[str, str]:
+    """anthropic's messages stream; returns (text, tool input as JSON) to cross-check."""
+    import anthropic
+
+    client = anthropic.Anthropic(
+        api_key="test", base_url="http://oracle.invalid",
+        http_client=_mock_client("anthropic", pieces), max_retries=0,
+    )  # fmt: skip
+    with client.messages.stream(
+        model="m", max_tokens=64, messages=[{"role": "user", "content": "hi"}]
+    ) as stream:
+        message = stream.get_final_message()
+    text = "".join(b.text for b in message.content if b.type == "text")
+    args = next(json.dumps(b.input) for b in message.content if b.type == "tool_use")
+    return text, args
+
+
+def sdk_responses(pieces: list[bytes]) -> tuple[str, str]:
+    """openai's responses stream helper; returns (text, tool arguments) to cross-check."""
+    import openai
+
+    client = openai.OpenAI(
+        api_key="test", base_url="http://oracle.invalid/v1",
+        http_client=_mock_client("openai", pieces), max_retries=0,
+    )  # fmt: skip
+    with client.responses.stream(model="m", input="hi") as stream:
+        response = stream.get_final_response()
+    args = next(i.arguments for i in response.output if i.type == "function_call")
+    return response.output_text, args
+
+
+SDKS: dict[Api, Callable[[list[bytes]], tuple[str, str]]] = {
+    Api.CHAT: sdk_chat,
+    Api.MESSAGES: sdk_messages,
+    Api.RESPONSES: sdk_responses,
+}
 
 
 # -- timing --------------------------------------------------------------------------------------
 
 
-def best_of(repeat: int, run: Callable[[], object]) -> float:
-    """Best wall time of `repeat` runs, GC paused as the app pauses it while streaming."""
-    times = []
+def best_times(repeat: int, runs: dict[str, Callable[[], object]]) -> dict[str, float]:
+    """Best wall time of each run over `repeat` rounds, GC paused as the app pauses it.
+
+    Rounds interleave the runs, so a noisy neighbour slows all of them alike rather than
+    whichever happened to be timed during the noise.
+    """
+    times: dict[str, list[float]] = {name: [] for name in runs}
     for _ in range(repeat):
-        gc.collect()
-        gc.disable()
-        try:
-            start = time.perf_counter()
-            run()
-            times.append(time.perf_counter() - start)
-        finally:
-            gc.enable()
-    return min(times)
+        for name, run in runs.items():
+            gc.collect()
+            gc.disable()
+            try:
+                start = time.perf_counter()
+                run()
+                times[name].append(time.perf_counter() - start)
+            finally:
+                gc.enable()
+    return {name: min(values) for name, values in times.items()}
 
 
 def split(body: bytes, size: int) -> list[bytes]:
@@ -341,16 +368,17 @@ def main() -> int:
         assert turn.text, "no text"
         assert turn.reasoning, "no reasoning"
         assert turn.tool_calls[0].value is not None, "tool arguments did not parse"
-        rows = {
-            "floor": best_of(opts.repeat, lambda body=body: floor(body)),  # type: ignore[misc]
-            "scan": best_of(opts.repeat, lambda body=body: floor_scan(body)),  # type: ignore[misc]
-            "engine": best_of(opts.repeat, lambda api=api, p=pieces: engine(api, p)),  # type: ignore[misc]
+        runs: dict[str, Callable[[], object]] = {
+            "floor": partial(floor, body),
+            "scan": partial(floor_scan, body),
+            "engine": partial(engine, api, pieces),
         }
         if with_sdk:
-            text, args = sdk(api, pieces)
+            text, args = SDKS[api](pieces)
             same = text == turn.text and json.loads(args) == turn.tool_calls[0].value
             assert same, f"{api}: the SDK and the engine disagree"
-            rows["sdk"] = best_of(opts.repeat, lambda api=api, p=pieces: sdk(api, p))  # type: ignore[misc]
+            runs["sdk"] = partial(SDKS[api], pieces)
+        rows = best_times(opts.repeat, runs)
         for name, seconds in rows.items():
             rate, mbs = events / seconds, len(body) / seconds / 1e6
             print(f"{api.value:<10} {name:<7} {rate:>12,.0f} {mbs:>8.1f} {seconds * 1e3:>9.1f}")

@@ -60,7 +60,8 @@ class StreamEngine:
         except Exception as exc:  # a reader bug must not kill the app
             self._fail(out, "malformed_stream", f"the stream could not be read ({exc})")
             return out
-        self._decode(items, out)
+        if items:
+            self._decode(items, out)
         return out
 
     def close(self) -> list[Event]:

@@ -71,6 +71,7 @@ class SSEReader:
         self._size = 0  # raw bytes of this event's lines, for the memory bound
         self._id = ""  # last event id: persists across events, as the spec says
         self._broken = False  # an event was too large: nothing after it is read
+        self._unusual = True  # any of: BOM check pending, an LF owed to a CR, broken
 
     def feed(self, chunk: bytes) -> list[Frame | Comment]:
         """Return every frame and comment completed by this piece.
@@ -78,39 +79,49 @@ class SSEReader:
         Raises `EventTooLarge` (carrying the frames completed before it) when one event passes
         the limit; later calls return nothing.
         """
-        if self._broken:
+        if self._unusual:  # rare states kept off the per-read path
+            chunk = self._prelude(chunk)
+        if b"\r" in chunk:
+            self._skip_lf = self._unusual = chunk[-1] == 0x0D
+            chunk = chunk.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        partial = self._partial
+        if b"\n" not in chunk:
+            if chunk:
+                partial.append(chunk)
+                self._partial_size += len(chunk)
+                if self._size + self._partial_size > self.max_event_bytes:
+                    self._overflow([])
             return []
+        lines = chunk.split(b"\n")
+        if partial:
+            partial.append(lines[0])
+            lines[0] = b"".join(partial)
+            self._partial = partial = []
+        rest = lines.pop()
+        out: list[Frame | Comment] = []
+        self._lines(lines, out)
+        if rest:
+            partial.append(rest)
+            self._partial_size = len(rest)
+            # The finished line will be at least this long, so failing early changes no outcome.
+            if self._size + len(rest) > self.max_event_bytes:
+                self._overflow(out)
+        else:
+            self._partial_size = 0
+        return out
+
+    def _prelude(self, chunk: bytes) -> bytes:
+        """The leading BOM (maybe split over reads), an LF owed to a CR, a broken stream."""
+        if self._broken:
+            return b""
         if self._head is not None:
             chunk = self._strip_bom(chunk)
-        if not chunk:
-            return []
-        if self._skip_lf:
+        if chunk and self._skip_lf:
             self._skip_lf = False
             if chunk[0] == 0x0A:
                 chunk = chunk[1:]
-        if b"\r" in chunk:
-            self._skip_lf = chunk[-1] == 0x0D
-            chunk = chunk.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-        out: list[Frame | Comment] = []
-        if b"\n" not in chunk:
-            if chunk:
-                self._partial.append(chunk)
-                self._partial_size += len(chunk)
-                self._check_partial(out)
-            return out
-        lines = chunk.split(b"\n")
-        if self._partial:
-            self._partial.append(lines[0])
-            lines[0] = b"".join(self._partial)
-            self._partial = []
-            self._partial_size = 0
-        rest = lines.pop()
-        self._lines(lines, out)
-        if rest:
-            self._partial.append(rest)
-            self._partial_size = len(rest)
-            self._check_partial(out)
-        return out
+        self._unusual = self._head is not None or self._skip_lf or self._broken
+        return chunk
 
     def close(self) -> bool:
         """End of stream. True when an event was left unterminated (a truncation signal)."""
@@ -192,13 +203,8 @@ class SSEReader:
         name = self._event.decode("utf-8", "replace") if self._event else ""
         out.append(Frame(name, raw.decode("utf-8", "replace"), self._id))
 
-    def _check_partial(self, out: list[Frame | Comment]) -> None:
-        # The finished line will be at least this long, so failing early changes no outcome.
-        if self._size + self._partial_size > self.max_event_bytes:
-            self._overflow(out)
-
     def _overflow(self, out: list[Frame | Comment]) -> None:
-        self._broken = True
+        self._broken = self._unusual = True
         self._partial = []
         self._partial_size = 0
         self._data, self._event, self._size = [], b"", 0
