@@ -3,6 +3,8 @@
     triptych [--provider NAME] [--model M] [--config FILE] [--continue] [--compare A,B]
     triptych ask [PROMPT] [--provider NAME | --api API --base-url URL --model M]
                  [--api-key-env VAR] [--system TEXT] [--reasoning] [--json] [--record FILE]
+    triptych ask [PROMPT] --compare A,B[,C[,D]] [--system TEXT] [--reasoning] [--json]
+                 [--record FILE]
     triptych providers | history | export ID [--format md|json] | replay FILE
 
 Exit status 2 means a usage or configuration problem (the message says what to fix, never with
@@ -81,6 +83,12 @@ def _ask_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     )
     ask.add_argument("prompt", nargs="?", metavar="PROMPT", help="the question (else stdin)")
     ask.add_argument("--provider", metavar="NAME", default=argparse.SUPPRESS)
+    ask.add_argument(
+        "--compare",
+        metavar="A,B",
+        default=argparse.SUPPRESS,
+        help="ask 2 to 4 providers at once (NAME or NAME:MODEL, comma-separated)",
+    )
     ask.add_argument("--api", choices=API_NAMES, help="with --base-url and --model: no config")
     ask.add_argument("--base-url", metavar="URL")
     ask.add_argument("--model", metavar="M", default=argparse.SUPPRESS)
@@ -183,6 +191,8 @@ def _ask(
     from app.api_keys import MissingApiKey, require_api_key
     from app.ask import AskJob, run_ask
 
+    if args.compare:
+        return _ask_compare(args, config, environ, stdin, stdout, stderr)
     provider = ask_provider(args, config)
     try:
         key = require_api_key(provider, environ)
@@ -201,6 +211,53 @@ def _ask(
         demo_pace=demo_pace(environ),
     )
     return run_ask(job, stdout, stderr)
+
+
+def _ask_compare(
+    args: argparse.Namespace,
+    config: Config,
+    environ: Mapping[str, str],
+    stdin: TextIO,
+    stdout: TextIO,
+    stderr: TextIO,
+) -> int:
+    from app.api_keys import MissingApiKey, require_api_key
+    from app.compare import CompareSpecError, parse_compare
+    from app.compare.headless import CompareJob, run_compare
+
+    clashing = [
+        flag
+        for flag, given in (
+            ("--provider", args.provider is not None),
+            ("--model", getattr(args, "model", None) is not None),
+            ("--api", args.api is not None),
+            ("--base-url", args.base_url is not None),
+            ("--api-key-env", args.api_key_env is not None),
+        )
+        if given
+    ]
+    if clashing:
+        raise UsageError(
+            f"--compare names its providers itself (NAME or NAME:MODEL); drop {', '.join(clashing)}"
+        )
+    try:
+        providers = parse_compare(args.compare, config)
+        keys = [require_api_key(provider, environ) for provider in providers]
+    except (CompareSpecError, MissingApiKey) as exc:
+        raise UsageError(str(exc)) from None
+    job = CompareJob(
+        providers=tuple(providers),
+        api_keys=tuple(keys),
+        prompt=read_prompt(args.prompt, stdin),
+        system=args.system if args.system is not None else config.system,
+        json_output=args.json,
+        show_reasoning=args.reasoning,
+        record=args.record,
+        idle_timeout=config.idle_timeout,
+        connect_timeout=config.connect_timeout,
+        demo_pace=demo_pace(environ),
+    )
+    return run_compare(job, stdout, stderr)
 
 
 def demo_pace(environ: Mapping[str, str]) -> float:

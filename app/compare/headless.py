@@ -1,0 +1,200 @@
+"""`triptych ask --compare A,B`: one prompt to several providers at once, no UI.
+
+Every provider streams concurrently (one client each); a slow or failing one holds no other
+back. Output:
+
+- `--json`: one JSON list at the end, one object per provider in `--compare` order, each exactly
+  the object `ask --json` prints for one provider.
+- otherwise each answer is printed as a labelled block, in `--compare` order, as soon as it and
+  every block before it are done (so a fast first provider shows at once, and the output reads
+  the same however the streams interleaved). The block's header and answer go to stdout; its
+  reasoning (`--reasoning`), tool calls and summary line go to stderr, as with `ask`. A ranking
+  line (first token, finish, output tokens, cost) closes the output on stderr.
+
+Exit status: 0 when every answer is complete, 130 when Ctrl+C stopped them (the streams are
+closed first and everything received is still printed), else 1.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from contextlib import ExitStack
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TextIO
+
+from app.ask import EXIT_COMPLETE, EXIT_FAILED, EXIT_STOPPED, answer_json, summary_line
+from app.compare.spec import pane_labels
+from app.compare.stats import PaneStats, PaneTimes, format_cost, pane_stats, ranking_line
+from app.config import ProviderConfig
+from app.conversation import Conversation
+from app.demo.samples import DEMO_LABEL
+from app.demo.server import DemoServer, Pacing, is_demo, start_demo_server
+from app.display.sanitize import clean, clean_line
+from app.providers.client import ProviderClient, Timing
+from app.providers.errors import scrub
+from app.providers.record import Recorder
+from app.wire.turn import Turn, TurnStatus
+
+
+@dataclass(frozen=True, slots=True)
+class CompareJob:
+    providers: tuple[ProviderConfig, ...]  # in pane order; each asks its provider.model
+    api_keys: tuple[str | None, ...]  # one per provider
+    prompt: str
+    system: str | None = None
+    json_output: bool = False
+    show_reasoning: bool = False
+    record: Path | None = None
+    idle_timeout: float = 150.0
+    connect_timeout: float = 10.0
+    demo_pace: float = 1.0
+
+
+@dataclass(slots=True)
+class PaneRun:
+    provider: ProviderConfig
+    api_key: str | None
+    label: str
+    turn: Turn
+    timing: Timing | None = None
+
+
+def run_compare(job: CompareJob, stdout: TextIO, stderr: TextIO) -> int:
+    """Ask every provider at once, print, and return the exit status."""
+    with ExitStack() as stack:
+        demo: DemoServer | None = None
+        providers: list[ProviderConfig] = []
+        for provider in job.providers:
+            if is_demo(provider.name) and not provider.base_url.startswith("http"):
+                if demo is None:
+                    demo = stack.enter_context(start_demo_server(Pacing().scaled(job.demo_pace)))
+                provider = replace(provider, base_url=demo.url)
+            providers.append(provider)
+        if any(is_demo(p.name) for p in providers):
+            stderr.write(f"{DEMO_LABEL} (no network, no API key)\n")
+            stderr.flush()
+        recorder = Recorder(job.record) if job.record is not None else None
+        if recorder is not None:
+            stack.callback(recorder.close)
+        labels = pane_labels(list(job.providers))
+        runs = [
+            PaneRun(p, key, label, Turn())
+            for p, key, label in zip(providers, job.api_keys, labels, strict=True)
+        ]
+        printer = _BlockPrinter(runs, job, stdout, stderr)
+        asyncio.run(_ask_all(runs, job, recorder, printer))
+        printer.finish()
+    statuses = {run.turn.status for run in runs}
+    if statuses == {TurnStatus.COMPLETE}:
+        return EXIT_COMPLETE
+    return EXIT_STOPPED if TurnStatus.STOPPED in statuses else EXIT_FAILED
+
+
+async def _ask_all(
+    runs: list[PaneRun], job: CompareJob, recorder: Recorder | None, printer: _BlockPrinter
+) -> None:
+    tasks = [asyncio.create_task(_ask_one(run, job, recorder, printer)) for run in runs]
+    try:
+        await asyncio.gather(*tasks)
+    except asyncio.CancelledError:
+        # Ctrl+C: asyncio.run cancelled us; each client closes its stream and marks it stopped.
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        current = asyncio.current_task()
+        if current is not None:
+            current.uncancel()
+
+
+async def _ask_one(
+    run: PaneRun, job: CompareJob, recorder: Recorder | None, printer: _BlockPrinter
+) -> None:
+    conversation = Conversation(system=job.system)
+    conversation.add_user(job.prompt)
+    run.timing = Timing(time.monotonic())
+    client = ProviderClient(
+        run.provider,
+        run.api_key,
+        idle_timeout=job.idle_timeout,
+        connect_timeout=job.connect_timeout,
+        recorder=recorder,
+    )
+    try:
+        await client.stream(conversation, run.turn, run.timing)
+    finally:
+        await client.aclose()
+        if not run.turn.done:
+            run.turn.end(stopped=True)
+        printer.done(run)
+
+
+def stats_of(run: PaneRun) -> PaneStats:
+    timing = run.timing or Timing(0.0)
+    times = PaneTimes(timing.started, timing.first_token, None, timing.ended)
+    return pane_stats(run.label, run.provider, run.turn, times)
+
+
+class _BlockPrinter:
+    """Prints each pane's block once it and all before it are done (human mode)."""
+
+    def __init__(self, runs: list[PaneRun], job: CompareJob, stdout: TextIO, stderr: TextIO):
+        self.runs = runs
+        self.job = job
+        self.stdout = stdout
+        self.stderr = stderr
+        self.secrets = tuple(job.api_keys)
+        self._finished: set[int] = set()
+        self._printed = 0
+
+    def done(self, run: PaneRun) -> None:
+        self._finished.add(id(run))
+        if self.job.json_output:
+            return
+        while self._printed < len(self.runs) and id(self.runs[self._printed]) in self._finished:
+            self._block(self._printed + 1, self.runs[self._printed])
+            self._printed += 1
+
+    def finish(self) -> None:
+        if self.job.json_output:
+            documents = [
+                answer_json(run.provider, run.turn, run.timing or Timing(0.0)) for run in self.runs
+            ]
+            self.stdout.write(scrub(json.dumps(documents), self.secrets) + "\n")
+            self.stdout.flush()
+            return
+        for number, run in enumerate(self.runs[self._printed :], self._printed + 1):
+            self._block(number, run)  # cancelled before it ran: still say what happened
+        self._printed = len(self.runs)
+        stats = [stats_of(run) for run in self.runs]
+        self.stderr.write(scrub(clean_line("ranking · " + ranking_line(stats)), self.secrets))
+        self.stderr.write("\n")
+        self.stderr.flush()
+
+    def _block(self, number: int, run: PaneRun) -> None:
+        provider, turn = run.provider, run.turn
+        head = f"── {number} · {provider.name} · {provider.model} · {provider.api.value} ──"
+        self.stdout.write(clean_line(head) + "\n")
+        self.stdout.flush()
+        if self.job.show_reasoning and turn.reasoning:
+            reasoning = clean(turn.reasoning)
+            self.stderr.write(reasoning + ("" if reasoning.endswith("\n") else "\n"))
+            self.stderr.flush()
+        text = clean(turn.text)
+        if text:
+            self.stdout.write(text + ("" if text.endswith("\n") else "\n"))
+        self.stdout.flush()
+        for call in turn.tool_calls:
+            self.stderr.write(clean(f"tool call {call.name} {call.id}: {call.arguments}") + "\n")
+        line = summary_line(provider, turn, run.timing or Timing(0.0))
+        cost = stats_of(run).cost
+        if cost is not None:
+            first, _, rest = line.partition("\n")
+            line = f"{first} · {format_cost(cost)}" + (f"\n{rest}" if rest else "")
+        self.stderr.write(scrub(clean(line), self.secrets) + "\n\n")
+        self.stderr.flush()
+
+
+__all__ = ["CompareJob", "run_compare"]

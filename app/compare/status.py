@@ -1,0 +1,87 @@
+"""A compare pane's header and status line as plain (text, role) segments.
+
+The header names what the pane asks (provider · model · api), so the status line under it can
+leave those out and stay short enough for a pane a third of the screen wide:
+
+    complete · TTFT 0.42s · 61.0 tok/s · 2.91s · in 12 out 180 cached 4 · stop · $0.0012
+"""
+
+from __future__ import annotations
+
+from app.compare.stats import PaneStats, format_cost
+from app.config import ProviderConfig
+from app.display.sanitize import clean_line
+from app.display.speed import format_seconds
+from app.display.status_line import (
+    DIM,
+    ERROR,
+    GOOD,
+    MAX_MESSAGE,
+    PLAIN,
+    STATE,
+    STILL_WORKING_AFTER,
+    WARN,
+    Segment,
+)
+from app.display.turn_watch import STREAMING, WAITING, TurnWatch
+from app.wire.turn import Turn
+
+_ROLES = {"complete": GOOD, "stopped": WARN, "interrupted": WARN, "failed": ERROR}
+
+
+def header_segments(number: int, provider: ProviderConfig, model: str) -> list[Segment]:
+    return [
+        (str(number), STATE),
+        (clean_line(provider.name), PLAIN),
+        (clean_line(model), PLAIN),
+        (provider.api.value, DIM),
+    ]
+
+
+def pane_status_segments(
+    stats: PaneStats | None, turn: Turn | None, watch: TurnWatch | None, now: float
+) -> list[Segment]:
+    """`stats` describe the turn as it stands (live while it streams); None before a prompt."""
+    if stats is None or turn is None or watch is None:
+        return [("ready", DIM)]
+    word = watch.state_word(turn)
+    parts: list[Segment] = [(word, _ROLES.get(word, STATE))]
+    live = word in (WAITING, STREAMING)
+    if live and watch.silent_for(now) >= STILL_WORKING_AFTER:
+        parts.append((f"still working {format_seconds(now - watch.started)}", WARN))
+    parts.append(
+        (f"TTFT {format_seconds(stats.ttft)}" if stats.ttft is not None else "TTFT –", DIM)
+    )
+    if stats.rate is not None:
+        mark = "~" if stats.rate.estimated else ""
+        parts.append((f"{mark}{stats.rate.tokens_per_second:.1f} tok/s", DIM))
+    else:
+        parts.append(("– tok/s", DIM))
+    elapsed = stats.duration if stats.duration is not None else now - watch.started
+    parts.append((format_seconds(max(0.0, elapsed)), DIM))
+    if stats.usage is not None:
+        parts.append((_usage(stats), DIM))
+    if stats.finish_reason:
+        parts.append((clean_line(stats.finish_reason), DIM))
+    if stats.cost is not None:
+        parts.append((format_cost(stats.cost), DIM))
+    if turn.error is not None:
+        code = f"{turn.error.code}: " if turn.error.code else ""
+        parts.append((clean_line(code + turn.error.message)[:MAX_MESSAGE], ERROR))
+    elif turn.interruption:
+        parts.append((clean_line(turn.interruption)[:MAX_MESSAGE], WARN))
+    return parts
+
+
+def _usage(stats: PaneStats) -> str:
+    usage = stats.usage
+    assert usage is not None
+
+    def show(value: int | None) -> str:
+        return "–" if value is None else str(value)
+
+    cached = f" cached {usage.cached_tokens}" if usage.cached_tokens else ""
+    return f"in {show(usage.input_tokens)} out {show(usage.output_tokens)}{cached}"
+
+
+__all__ = ["header_segments", "pane_status_segments"]
