@@ -80,7 +80,10 @@ def pane_stats(
 ) -> PaneStats:
     """`chars` (answer and reasoning characters, counted from the turn when not given) estimates
     the rate when the provider sent no output count."""
-    output = turn.usage.output_tokens if turn.usage is not None else None
+    # A count is final only once the stream completed: Messages reports `output_tokens: 1` at
+    # the start, so a stopped or failed turn's count says nothing; estimate from the text then.
+    complete = turn.status is TurnStatus.COMPLETE
+    output = turn.usage.output_tokens if turn.usage is not None and complete else None
     last = times.last_token if times.last_token is not None else times.ended
     if chars is None:
         chars = sum(map(len, turn.text_parts)) + sum(map(len, turn.reasoning_parts))
@@ -118,18 +121,24 @@ def _ranked(
 
 
 def ranking_line(stats: Sequence[PaneStats]) -> str:
-    """first token · finish (complete panes only) · output tokens (fewest first) · cost."""
+    """first token · finish · output tokens (fewest first) · cost; smallest first in each.
+
+    Only complete answers are ranked by finish, tokens and cost (a stopped answer is short and
+    cheap for the wrong reason); the others follow, named with how they ended."""
     complete: Callable[[PaneStats], bool] = lambda s: s.status is TurnStatus.COMPLETE  # noqa: E731
     parts = [
         "first token: " + _ranked(stats, lambda s: s.ttft, format_seconds),
         "finish: " + _ranked(stats, lambda s: s.duration, format_seconds, complete),
         "output tokens: "
         + _ranked(
-            stats, lambda s: None if s.output_tokens is None else float(s.output_tokens), _int
+            stats,
+            lambda s: None if s.output_tokens is None else float(s.output_tokens),
+            _int,
+            complete,
         ),
     ]
     if any(s.cost is not None for s in stats):
-        parts.append("cost: " + _ranked(stats, lambda s: s.cost, format_cost))
+        parts.append("cost: " + _ranked(stats, lambda s: s.cost, format_cost, complete))
     else:
         parts.append("cost: no prices set")
     return " · ".join(parts)

@@ -3,7 +3,7 @@
 The header names what the pane asks (provider · model · api), so the status line under it can
 leave those out and stay short enough for a pane a third of the screen wide:
 
-    complete · TTFT 0.42s · 61.0 tok/s · 2.91s · in 12 out 180 cached 4 · stop · $0.0012
+    complete · TTFT 0.42s · 61.0 tok/s · 2.91s · in 12 out 180 cached 4 · finish stop · $0.0012
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ def pane_status_segments(
     if stats.usage is not None:
         parts.append((_usage(stats), DIM))
     if stats.finish_reason:
-        parts.append((clean_line(stats.finish_reason), DIM))
+        parts.append((clean_line(f"finish {stats.finish_reason}"), DIM))
     if stats.cost is not None:
         parts.append((format_cost(stats.cost), DIM))
     if turn.error is not None:
