@@ -1,0 +1,293 @@
+"""The comparison screen: 2 to 4 panes side by side (stacked when the terminal is too narrow),
+one prompt that sends the same conversation to every pane, and a ranking line once all are done.
+
+Each pane is a whole ChatPane with its own worker, so a slow, failing or stopped provider holds
+no other back and its failure shows in its own pane only; all of them draw from the app's one
+render clock. Esc stops every stream; Ctrl+S stops the selected pane only. The selected pane
+(Alt+←/→, or Tab/click into it) is also the one Ctrl+O continues alone in a normal chat.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import ClassVar
+
+from textual import events
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Container
+from textual.screen import Screen
+from textual.widgets import Footer, Header
+
+from app.compare.spec import MAX_PANES, MIN_PANES, pane_labels
+from app.config import ProviderConfig
+from app.conversation import Conversation
+from app.display.turn_watch import TurnWatch
+from app.ui.render_clock import RenderClock
+from app.ui.widgets.assistant_turn import AssistantTurn
+from app.ui.widgets.chat_pane import ChatPane, Connect
+from app.ui.widgets.compare_pane import ComparePane
+from app.ui.widgets.compare_ranking import CompareRanking
+from app.ui.widgets.prompt import PromptInput
+from app.ui.widgets.user_message import UserMessage
+
+MIN_PANE_WIDTH = 40  # columns; narrower than this and the panes stack
+
+
+@dataclass(frozen=True, slots=True)
+class PaneMaker:
+    """What every compare pane is built with (the app's clock, clients and settings)."""
+
+    connect: Connect
+    clock: RenderClock
+    system: str | None = None
+    keep_reasoning_open: bool = False
+
+    def make(self, number: int, label: str, provider: ProviderConfig, model: str) -> ComparePane:
+        return ComparePane(
+            number=number,
+            label=label,
+            provider=provider,
+            model=model,
+            connect=self.connect,
+            clock=self.clock,
+            system=self.system,
+            keep_reasoning_open=self.keep_reasoning_open,
+        )
+
+
+class ComparePanes(Container):
+    DEFAULT_CSS = """
+    ComparePanes {
+        layout: horizontal;
+        height: 1fr;
+        &.-stacked { layout: vertical; }
+        & > ComparePane { margin: 0 0 0 1; }
+        & > ComparePane:first-child { margin: 0; }
+        &.-stacked > ComparePane { margin: 0; }
+    }
+    """
+
+
+class CompareScreen(Screen[None]):
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "stop_all", "stop all", priority=True),
+        Binding("ctrl+s", "stop_selected", "stop pane"),
+        Binding("alt+left", "select(-1)", "pane ←"),
+        Binding("alt+right", "select(1)", "pane →"),
+        Binding("ctrl+o", "continue_alone", "continue alone"),
+        Binding("ctrl+r", "toggle_reasoning", "reasoning"),
+        Binding("ctrl+n", "new_comparison", "new", show=False),
+        Binding("pageup", "scroll_pane(-1)", "scroll up", show=False, priority=True),
+        Binding("pagedown", "scroll_pane(1)", "scroll down", show=False, priority=True),
+    ]
+
+    def __init__(self, maker: PaneMaker, choices: list[tuple[ProviderConfig, str]]) -> None:
+        """`choices`: (provider, model) per pane, in order."""
+        super().__init__()
+        self.maker = maker
+        labels = pane_labels([_with_model(p, m) for p, m in choices])
+        self.panes: list[ComparePane] = [
+            maker.make(number, label, provider, model)
+            for number, (label, (provider, model)) in enumerate(
+                zip(labels, choices, strict=True), 1
+            )
+        ]
+        self.selected = 0
+        self.container = ComparePanes()
+        self.ranking = CompareRanking(id="ranking")
+        self.prompt = PromptInput(id="prompt")
+        self.on_continue_alone: Callable[[ComparePane], object] | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Header(icon="◧")
+        with self.container:
+            yield from self.panes
+        yield self.ranking
+        yield self.prompt
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.title = "Compare"
+        self._select(0)
+        self._arrange(self.size.width)
+        self.prompt.focus()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._arrange(event.size.width)
+
+    def _arrange(self, width: int) -> None:
+        stacked = width < MIN_PANE_WIDTH * len(self.panes)
+        self.container.set_class(stacked, "-stacked")
+        self.sub_title = " · ".join(p.label for p in self.panes)
+
+    # -- selection -------------------------------------------------------------------------
+
+    @property
+    def selected_pane(self) -> ComparePane:
+        return self.panes[self.selected]
+
+    def _select(self, index: int) -> None:
+        self.selected = index % len(self.panes)
+        for number, pane in enumerate(self.panes):
+            pane.set_class(number == self.selected, "-selected")
+
+    def action_select(self, step: int) -> None:
+        self._select(self.selected + step)
+
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        for index, pane in enumerate(self.panes):
+            if event.widget in pane.walk_children() or event.widget is pane:
+                self._select(index)
+                return
+
+    # -- sending and stopping --------------------------------------------------------------
+
+    @property
+    def busy(self) -> list[ComparePane]:
+        return [pane for pane in self.panes if pane.streaming]
+
+    async def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
+        busy = self.busy
+        if busy:
+            self.prompt.load_text(message.text)
+            names = ", ".join(str(p.number) for p in busy)
+            self.notify(
+                f"Pane {names} is still answering — Esc stops all, ctrl+s the selected pane.",
+                severity="warning",
+            )
+            return
+        self.ranking.clear()
+        for pane in self.panes:
+            await pane.send(message.text)
+        self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "stop_all":
+            return any(p.turn is not None and not p.turn.done for p in self.panes)
+        return True
+
+    def action_stop_all(self) -> None:
+        for pane in self.panes:
+            pane.stop()
+        self.refresh_bindings()
+
+    def action_stop_selected(self) -> None:
+        if not self.selected_pane.stop():
+            self.notify(f"Pane {self.selected_pane.number} is not answering.", timeout=3)
+        self.refresh_bindings()
+
+    def on_chat_pane_turn_drawn(self, message: ChatPane.TurnDrawn) -> None:
+        self.refresh_bindings()
+        if self.busy:
+            return
+        now = self.maker.clock.now()
+        stats = [s for pane in self.panes if (s := pane.stats(now)) is not None]
+        if len(stats) >= 2:
+            self.ranking.rank(stats)
+
+    # -- panes -----------------------------------------------------------------------------
+
+    async def add_pane(self, provider: ProviderConfig, model: str) -> ComparePane | None:
+        """A new pane at the end; it carries on the selected pane's conversation."""
+        if len(self.panes) >= MAX_PANES:
+            self.notify(f"A comparison has at most {MAX_PANES} panes.", severity="warning")
+            return None
+        source = self.selected_pane
+        pane = self.maker.make(len(self.panes) + 1, provider.name, provider, model)
+        self.panes.append(pane)
+        self._relabel()
+        await self.container.mount(pane)
+        await show_conversation(pane, settled_history(source.conversation))
+        self._arrange(self.size.width)
+        self._select(len(self.panes) - 1)
+        return pane
+
+    async def remove_pane(self, pane: ComparePane | None = None) -> bool:
+        """Stop and drop a pane (the selected one by default); a comparison keeps two."""
+        pane = pane if pane is not None else self.selected_pane
+        if len(self.panes) <= MIN_PANES:
+            self.notify(f"A comparison needs at least {MIN_PANES} panes.", severity="warning")
+            return False
+        await pane.aclose()
+        self.panes.remove(pane)
+        await pane.remove()
+        for number, remaining in enumerate(self.panes, 1):
+            remaining.renumber(number)
+        self._relabel()
+        self._select(min(self.selected, len(self.panes) - 1))
+        self._arrange(self.size.width)
+        return True
+
+    def _relabel(self) -> None:
+        labels = pane_labels([_with_model(p.provider, p.model) for p in self.panes])
+        for pane, label in zip(self.panes, labels, strict=True):
+            pane.label = label
+
+    # -- other actions ---------------------------------------------------------------------
+
+    def action_continue_alone(self) -> None:
+        pane = self.selected_pane
+        if pane.streaming:
+            self.notify("That pane is still answering; stop it or wait.", severity="warning")
+            return
+        if self.on_continue_alone is not None:
+            self.on_continue_alone(pane)
+
+    def action_toggle_reasoning(self) -> None:
+        self.app.action_toggle_reasoning()  # type: ignore[attr-defined]
+
+    async def action_new_comparison(self) -> None:
+        for pane in self.panes:
+            await pane.new_chat()
+        self.ranking.clear()
+
+    def action_scroll_pane(self, direction: int) -> None:
+        transcript = self.selected_pane.transcript
+        if direction < 0:
+            transcript.scroll_page_up(animate=False)
+        else:
+            transcript.scroll_page_down(animate=False)
+
+    async def aclose(self) -> None:
+        for pane in self.panes:
+            await pane.aclose()
+
+
+def _with_model(provider: ProviderConfig, model: str) -> ProviderConfig:
+    return provider if provider.model == model else replace(provider, model=model)
+
+
+def settled_history(conversation: Conversation) -> Conversation:
+    """A copy that ends with an answer: a prompt still being answered is left out."""
+    messages = list(conversation.messages)
+    while messages and messages[-1].role == "user":
+        messages.pop()
+    return Conversation(conversation.system, messages)
+
+
+async def show_conversation(pane: ChatPane, conversation: Conversation) -> None:
+    """Give a fresh pane a finished conversation to carry on, drawn as it would have streamed."""
+    pane.conversation = conversation
+    now = pane._clock.now()
+    for message in conversation.messages:
+        if message.role == "user" or message.turn is None:
+            await pane.transcript.mount(UserMessage(message.text))
+            continue
+        view = AssistantTurn(
+            message.turn, TurnWatch(started=now), keep_reasoning_open=pane.keep_reasoning_open
+        )
+        await pane.transcript.mount(view)
+        await view.flush(now)
+    pane.call_after_refresh(pane.transcript.settle_anchor)
+
+
+__all__ = [
+    "MIN_PANE_WIDTH",
+    "ComparePanes",
+    "CompareScreen",
+    "PaneMaker",
+    "settled_history",
+    "show_conversation",
+]

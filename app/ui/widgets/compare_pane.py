@@ -1,0 +1,93 @@
+"""One pane of a comparison: a whole ChatPane (its own conversation, stream worker, transcript
+and status bar) under a header naming what it asks.
+
+Everything a chat pane does is inherited, including drawing only from the app's one render
+clock; what differs is the status line, which leaves provider and model to the header and adds
+the total time and the cost, and the figures the ranking line is built from.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.app import ComposeResult
+from textual.widgets import Static
+
+from app.compare.stats import PaneStats, PaneTimes, pane_stats
+from app.compare.status import header_segments, pane_status_segments
+from app.ui.widgets.chat_pane import ChatPane
+from app.ui.widgets.status_bar import segments_content
+
+
+class ComparePaneHeader(Static):
+    DEFAULT_CSS = """
+    ComparePaneHeader {
+        height: 1;
+        width: 1fr;
+        padding: 0 1;
+        background: $panel;
+        color: $foreground;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
+    }
+    """
+
+
+class ComparePane(ChatPane):
+    DEFAULT_CSS = """
+    ComparePane {
+        width: 1fr;
+        height: 1fr;
+        min-width: 20;
+        min-height: 6;
+        &.-selected > ComparePaneHeader { background: $primary-muted; text-style: bold; }
+    }
+    """
+
+    def __init__(self, *, number: int, label: str, **chat: Any) -> None:
+        super().__init__(**chat)
+        self.number = number
+        self.label = label  # the pane's name in the ranking line
+        self.header = ComparePaneHeader("", markup=False)
+
+    def compose(self) -> ComposeResult:
+        yield self.header
+        yield from super().compose()
+
+    def on_mount(self) -> None:
+        self.show_header()
+        super().on_mount()
+
+    def show_header(self) -> None:
+        self.header.update(
+            segments_content(header_segments(self.number, self.provider, self.model))
+        )
+
+    def renumber(self, number: int) -> None:
+        self.number = number
+        self.show_header()
+
+    def stats(self, now: float) -> PaneStats | None:
+        """The current turn in figures (live while it streams); None before the first prompt."""
+        view = self.current
+        if view is None:
+            return None
+        watch, timing = view.turn_watch, self._timing
+        ended = timing.ended if timing is not None and timing.ended is not None else None
+        if ended is None:
+            ended = watch.ended_at
+        times = PaneTimes(watch.started, watch.first_token_at, watch.last_token_at, ended)
+        return pane_stats(self.label, self.provider, view.turn, times, watch.chars)
+
+    def update_status(self, now: float) -> None:
+        view = self.current
+        segments = pane_status_segments(
+            self.stats(now),
+            None if view is None else view.turn,
+            None if view is None else view.turn_watch,
+            now,
+        )
+        self.status_bar.show(segments)
+
+
+__all__ = ["ComparePane", "ComparePaneHeader"]

@@ -1,0 +1,318 @@
+"""The comparison screen against three fake providers over loopback, one per wire format (each
+its own server: concurrent requests arrive in any order). Streams are independent: one pane's
+failure, slowness or stop shows in that pane only."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+
+from app.config import Config, ProviderConfig
+from app.demo.frames import INTERRUPTED_MESSAGE
+from app.display.status_line import ERROR
+from app.ui.app import TriptychApp
+from app.ui.screens.compare import CompareScreen
+from app.ui.widgets.compare_pane import ComparePane
+from app.wire.engine import Api
+from app.wire.turn import TurnStatus
+from tests.fakes import provider as fake
+from tests.fakes.provider import ANSWER, FakeProvider
+from tests.ui.helpers import screen_text, wait_until
+
+WIDE = (160, 48)
+NARROW = (80, 40)
+PLAIN = replace(ANSWER, reasoning=(), tool=None)
+FAILING = replace(PLAIN, text=("Half", " an", " answer", " lost"), error_after=2)
+NAMES = {Api.CHAT: "cc", Api.MESSAGES: "am", Api.RESPONSES: "rs"}
+
+
+@pytest.fixture
+def fakes() -> Iterator[dict[Api, FakeProvider]]:
+    servers = {api: FakeProvider() for api in Api}
+    yield servers
+    for server in servers.values():
+        server.close()
+
+
+def three_config(fakes: dict[Api, FakeProvider]) -> Config:
+    providers: dict[str, ProviderConfig] = {
+        name: fakes[api].provider(
+            api, name=name, model=f"{name}-model", price_in=1.0, price_out=2.0
+        )
+        for api, name in NAMES.items()
+    }
+    return Config(path=None, default="cc", providers=providers)
+
+
+class _TempCompareApp(TriptychApp):  # TEMP until run_tui takes compare
+    CSS_PATH = str(Path(__file__).parents[2] / "app/ui/app.tcss")
+
+    def on_mount(self) -> None:
+        super().on_mount()
+        from app.ui.screens.compare import PaneMaker
+
+        maker = PaneMaker(self._maker.connect, self.render_clock, self.config.system)
+        names = ["cc", "am", "rs"]
+        choices = [(self.config.providers[n], self.config.providers[n].model) for n in names]
+        self.push_screen(CompareScreen(maker, choices))
+
+
+def compare_app(fakes: dict[Api, FakeProvider], tmp_path: Path) -> TriptychApp:
+    config = three_config(fakes)
+    return _TempCompareApp(
+        config, state_file=tmp_path / "state.toml", themes_dir=tmp_path / "themes"
+    )
+
+
+def screen_of(app: TriptychApp) -> CompareScreen:
+    screen = app.screen
+    assert isinstance(screen, CompareScreen)
+    return screen
+
+
+def pane_of(app: TriptychApp, api: Api) -> ComparePane:
+    return screen_of(app).panes[list(Api).index(api)]
+
+
+async def ask(pilot: Pilot[Any], text: str) -> None:
+    screen = screen_of(pilot.app)  # type: ignore[arg-type]
+    screen.prompt.focus()
+    await pilot.press(*text, "enter")
+
+
+async def all_drawn(pilot: Pilot[Any], timeout: float = 5.0) -> None:
+    screen = screen_of(pilot.app)  # type: ignore[arg-type]
+    await wait_until(
+        pilot,
+        lambda: all(p.current is not None and p.current.drawn for p in screen.panes),
+        timeout,
+        "every pane drawn",
+    )
+    await pilot.pause()
+
+
+def status(pane: ComparePane) -> TurnStatus:
+    assert pane.turn is not None
+    return pane.turn.status
+
+
+def disconnected(server: FakeProvider, timeout: float = 3.0) -> float | None:
+    request = server.last_request()
+    deadline = time.monotonic() + timeout
+    while request.disconnected is None and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return request.disconnected
+
+
+# -- streaming ---------------------------------------------------------------------------------
+
+
+async def test_three_formats_stream_at_once_and_a_failure_stays_in_its_pane(
+    fakes: dict[Api, FakeProvider], tmp_path: Path
+) -> None:
+    fakes[Api.CHAT].push(fake.stream(Api.CHAT, ANSWER))
+    fakes[Api.MESSAGES].push(fake.stream(Api.MESSAGES, FAILING))
+    fakes[Api.RESPONSES].push(fake.stream(Api.RESPONSES, PLAIN))
+    app = compare_app(fakes, tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        screen = screen_of(app)
+        assert [p.provider.name for p in screen.panes] == ["cc", "am", "rs"]
+        assert not screen.ranking.display
+        await ask(pilot, "hello all")
+        await all_drawn(pilot)
+        cc, am, rs = screen.panes
+        assert [status(p) for p in (cc, am, rs)] == [
+            TurnStatus.COMPLETE,
+            TurnStatus.FAILED,
+            TurnStatus.COMPLETE,
+        ]
+        assert cc.current is not None
+        assert cc.current.answer.source == "Hello, world."
+        assert cc.current.reasoning.chars > 0
+        assert list(cc.current.cards) == [0]  # the tool call card
+        assert am.current is not None
+        assert am.current.answer.source == "Half an"  # the partial answer stays
+        assert any(role == ERROR for _, role in am.status_bar.segments)
+        assert INTERRUPTED_MESSAGE in am.status_bar.plain
+        for pane in (cc, rs):
+            assert pane.status_bar.segments[0][0] == "complete"
+            assert not any(role == ERROR for _, role in pane.status_bar.segments)
+            assert "TTFT" in pane.status_bar.plain
+            assert "$0.0000" in pane.status_bar.plain  # priced: 1 and 2 per million
+        text = screen_text(app)
+        assert "✖ failed" in text
+        assert text.count("✖ failed") == 1
+        assert "1 · cc · cc-model · chat" in text
+        assert "2 · am · am-model · messages" in text
+        assert "3 · rs · rs-model · responses" in text
+        assert screen.ranking.display
+        ranking = screen.ranking.text
+        assert ranking.startswith("first token: ")
+        assert "finish: " in ranking
+        assert "am failed" in ranking.split("finish: ")[1]
+        assert "cost: " in ranking
+        for api, server in fakes.items():
+            assert len(server.requests) == 1, api
+
+
+async def test_a_slow_provider_holds_no_other_back(
+    fakes: dict[Api, FakeProvider], tmp_path: Path
+) -> None:
+    fakes[Api.CHAT].push(fake.paced_forever(Api.CHAT, PLAIN, delay=0.05))
+    fakes[Api.MESSAGES].push(fake.stream(Api.MESSAGES, PLAIN))
+    fakes[Api.RESPONSES].push(fake.stream(Api.RESPONSES, PLAIN))
+    app = compare_app(fakes, tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await ask(pilot, "go")
+        cc, am, rs = screen_of(app).panes
+        await wait_until(
+            pilot,
+            lambda: all(p.current is not None and p.current.drawn for p in (am, rs)),
+            what="the fast panes",
+        )
+        assert cc.streaming
+        assert status(cc) is TurnStatus.STREAMING
+        assert not screen_of(app).ranking.display  # not until every pane is done
+        await pilot.press("escape")
+        await all_drawn(pilot)
+        assert status(cc) is TurnStatus.STOPPED
+        assert [status(am), status(rs)] == [TurnStatus.COMPLETE] * 2
+        assert screen_of(app).ranking.display
+
+
+async def test_escape_stops_every_pane_and_closes_every_connection(
+    fakes: dict[Api, FakeProvider], tmp_path: Path
+) -> None:
+    for api, server in fakes.items():
+        server.push(fake.paced_forever(api, PLAIN, delay=0.03))
+    app = compare_app(fakes, tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await ask(pilot, "go on")
+        panes = screen_of(app).panes
+        await wait_until(
+            pilot,
+            lambda: all(p.current and "word2" in p.current.answer.source for p in panes),
+            what="every pane streaming",
+        )
+        pressed = time.monotonic()
+        await pilot.press("escape")
+        await all_drawn(pilot)
+        assert [status(p) for p in panes] == [TurnStatus.STOPPED] * 3
+        for server in fakes.values():
+            gone = disconnected(server)
+            assert gone is not None, "a server never saw its client go away"
+            assert gone - pressed < 1.0
+        assert screen_text(app).count("■ stopped") == 3
+
+
+async def test_ctrl_s_stops_the_selected_pane_only(
+    fakes: dict[Api, FakeProvider], tmp_path: Path
+) -> None:
+    for api, server in fakes.items():
+        server.push(fake.paced_forever(api, PLAIN, delay=0.03))
+    app = compare_app(fakes, tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await ask(pilot, "go on")
+        screen = screen_of(app)
+        cc, am, rs = screen.panes
+        await wait_until(pilot, lambda: am.current and "word1" in am.current.answer.source)
+        await pilot.press("alt+right")
+        assert screen.selected_pane is am
+        assert am.has_class("-selected")
+        assert not cc.has_class("-selected")
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: am.current is not None and am.current.drawn)
+        assert status(am) is TurnStatus.STOPPED
+        assert disconnected(fakes[Api.MESSAGES]) is not None
+        assert cc.streaming
+        assert rs.streaming
+        before = len(cc.current.answer.source) if cc.current else 0
+        await wait_until(
+            pilot, lambda: cc.current is not None and len(cc.current.answer.source) > before + 20
+        )  # the others go on
+        await ask(pilot, "next")  # refused while any pane still answers
+        assert len(fakes[Api.MESSAGES].requests) == 1
+        assert "next" in screen.prompt.text
+        await pilot.press("escape")
+        await all_drawn(pilot)
+        assert [status(p) for p in (cc, rs)] == [TurnStatus.STOPPED] * 2
+
+
+async def test_follow_ups_continue_each_panes_own_conversation(
+    fakes: dict[Api, FakeProvider], tmp_path: Path
+) -> None:
+    answers = {api: replace(PLAIN, text=(f"I am {name}.",)) for api, name in NAMES.items()}
+    for api, server in fakes.items():
+        server.push(fake.stream(api, answers[api]), fake.stream(api, PLAIN))
+    app = compare_app(fakes, tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await ask(pilot, "who are you")
+        await all_drawn(pilot)
+        await ask(pilot, "and then")
+        await wait_until(pilot, lambda: all(len(s.requests) == 2 for s in fakes.values()))
+        await all_drawn(pilot)
+        for api, server in fakes.items():
+            body = server.requests[-1].body.decode()
+            assert f"I am {NAMES[api]}." in body, api
+            others = [n for a, n in NAMES.items() if a is not api]
+            assert all(f"I am {n}." not in body for n in others), api
+            assert "who are you" in body
+            assert "and then" in body
+
+
+# -- panes and layout --------------------------------------------------------------------------
+
+
+async def test_panes_sit_side_by_side_when_wide_and_stack_when_narrow(
+    fakes: dict[Api, FakeProvider], tmp_path: Path
+) -> None:
+    app = compare_app(fakes, tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        panes = screen_of(app).panes
+        await pilot.pause()
+        assert not screen_of(app).container.has_class("-stacked")
+        assert len({p.region.y for p in panes}) == 1
+        assert panes[0].region.x < panes[1].region.x < panes[2].region.x
+        await pilot.resize_terminal(*NARROW)
+        await pilot.pause(0.1)
+        assert screen_of(app).container.has_class("-stacked")
+        assert len({p.region.x for p in panes}) == 1
+        assert panes[0].region.y < panes[1].region.y < panes[2].region.y
+        assert all(p.region.height >= 6 for p in panes)
+
+
+async def test_add_and_remove_panes_between_two_and_four(
+    fakes: dict[Api, FakeProvider], tmp_path: Path
+) -> None:
+    fakes[Api.CHAT].push(fake.stream(Api.CHAT, replace(PLAIN, text=("First.",))))
+    fakes[Api.MESSAGES].push(fake.stream(Api.MESSAGES, PLAIN))
+    fakes[Api.RESPONSES].push(fake.stream(Api.RESPONSES, PLAIN))
+    app = compare_app(fakes, tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        screen = screen_of(app)
+        await ask(pilot, "q1")
+        await all_drawn(pilot)
+        cc = app.config.providers["cc"]
+        added = await screen.add_pane(replace(cc, model="other"), "other")
+        assert added is not None
+        await pilot.pause()
+        assert len(screen.panes) == 4
+        assert screen.selected_pane is added
+        assert "4 · cc · other · chat" in screen_text(app)
+        assert [m.text for m in added.conversation.messages] == ["q1", "First."]
+        assert [p.label for p in screen.panes] == ["cc:cc-model", "am", "rs", "cc:other"]
+        assert await screen.add_pane(cc, cc.model) is None  # five is too many
+        assert len(screen.panes) == 4
+        assert await screen.remove_pane(screen.panes[1])
+        await pilot.pause()
+        assert [p.provider.name for p in screen.panes] == ["cc", "rs", "cc"]
+        assert [p.number for p in screen.panes] == [1, 2, 3]
+        assert await screen.remove_pane()
+        assert not await screen.remove_pane()  # two is the least
+        assert len(screen.panes) == 2
