@@ -26,6 +26,7 @@ from app.ui.widgets.history_dialogs import ConfirmDelete, RenameDialog
 from app.ui.widgets.history_list import HistoryList
 
 SEARCH_DELAY = 0.12  # seconds of typing pause before the search runs
+OPEN_HINT = " · ↓ to choose · Enter opens the highlighted one"
 
 
 class HistoryScreen(Screen[int | None]):
@@ -41,7 +42,7 @@ class HistoryScreen(Screen[int | None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "back"),
-        Binding("down", "focus_list", "results", show=False),
+        Binding("down", "focus_list", "results", show=False),  # the Input's own down hides it
         Binding("slash", "focus_search", "search"),
     ]
 
@@ -74,6 +75,7 @@ class HistoryScreen(Screen[int | None]):
         found = self.history.conversations(self.query_text)
         self.results.show(found, self.query_text)
         self._describe(found)
+        self.refresh_bindings()
 
     def _describe(self, found: list[ConversationSummary]) -> None:
         problem = self.history.problem if not self.history.enabled else None
@@ -83,12 +85,23 @@ class HistoryScreen(Screen[int | None]):
         elif self.query_text.strip():
             count = len(found)
             text = f"{count} conversation{'s' if count != 1 else ''} found"
+            if count:
+                text += OPEN_HINT
         elif found:
             count = len(found)
             text = f"{count} conversation{'s' if count != 1 else ''} · newest first"
+            text += OPEN_HINT
         else:
             text = "No conversations yet: every chat is saved here as you go."
         self.info.update(Content(clean_line(text) if problem is None else text))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "focus_search":
+            return not self.search.has_focus
+        return True
+
+    def on_descendant_focus(self) -> None:
+        self.refresh_bindings()
 
     def on_input_changed(self, event: Input.Changed) -> None:
         event.stop()

@@ -22,6 +22,8 @@ from textual.widgets.option_list import Option
 from app.display.sanitize import clean_line
 from app.store import ConversationSummary
 
+SNIPPET_CHARS = 100  # one line in most terminals
+
 
 def when(timestamp: float, now: float) -> str:
     """Time of day for today, the date otherwise."""
@@ -45,7 +47,10 @@ def row_content(summary: ConversationSummary, query: str, now: float) -> Content
         facts.append("comparison")
     lines = [title, Content.styled(" · ".join(facts), "$text-muted")]
     if summary.snippet:
-        lines.append(highlight_words(clean_line(summary.snippet), query))
+        snippet = clean_line(summary.snippet)
+        if len(snippet) > SNIPPET_CHARS:
+            snippet = snippet[: SNIPPET_CHARS - 1] + "…"
+        lines.append(highlight_words(snippet, query))
     return Content("\n").join(lines)
 
 
@@ -93,7 +98,10 @@ class HistoryList(OptionList):
         kept = self.highlighted_summary
         self.summaries = summaries
         now = time.time()
-        self.set_options(Option(row_content(s, query, now), id=str(s.id)) for s in summaries)
+        rows: list[Option | None] = []
+        for summary in summaries:
+            rows += [Option(row_content(summary, query, now), id=str(summary.id)), None]
+        self.set_options(rows[:-1])  # None: a rule between conversations
         if not summaries:
             return
         ids = [s.id for s in summaries]
