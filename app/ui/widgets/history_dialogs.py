@@ -87,6 +87,7 @@ class ConfirmDelete(ModalScreen[bool]):
                 ),
                 classes="dialog--text",
             )
+            yield Label("y deletes · n or Esc keeps it", classes="dialog--text", markup=False)
             with Horizontal(classes="dialog--buttons"):
                 yield Button("Delete", variant="error", id="delete")
                 yield Button("Cancel", variant="default", id="cancel")
