@@ -11,6 +11,7 @@ from pathlib import Path
 from app.providers.client import Timing
 from app.store import Store, StoredConversation, StoredMessage
 from app.ui.session_store import History, PaneHistory, continued_conversation
+from app.ui.widgets.history_turn import window_start
 from app.wire.events import StreamError, TextDelta
 from app.wire.turn import Turn, TurnStatus
 
@@ -208,3 +209,19 @@ def test_export_writes_a_private_file_named_after_the_conversation(tmp_path: Pat
     assert "How do SSE comments work?" in first.read_text()
     assert stat.S_IMODE(first.stat().st_mode) == 0o600
     assert '"role": "user"' in second.read_text()
+
+
+def test_a_long_conversation_is_drawn_from_the_start_of_an_exchange() -> None:
+    def exchange(first_id: int, size: int) -> list[StoredMessage]:
+        return [
+            StoredMessage(first_id, "user", "q", 0.0),
+            _assistant(first_id + 1, "x" * size, TurnStatus.COMPLETE),
+        ]
+
+    messages = exchange(1, 500) + exchange(3, 500) + exchange(5, 500)
+    assert window_start(messages, budget=10_000) == 0  # it all fits
+    assert window_start(messages, budget=1_100) == 2  # the last two exchanges fit
+    assert window_start(messages, budget=10) == 4  # the last one, whatever its size
+    assert window_start([], budget=10) == 0
+    retried = [*exchange(1, 500), _assistant(3, "y" * 500, TurnStatus.COMPLETE)]
+    assert window_start(retried, budget=600) == 0  # an exchange is never split

@@ -1,16 +1,23 @@
-"""How a stored answer reports itself when a conversation is reopened: the same status segments
-the live status bar showed (provider · model · state · TTFT · tok/s · usage · finish · error),
-rebuilt from the saved timings, as one dim line under the answer.
+"""A reopened conversation in the transcript. Each stored answer reports itself with the same
+status segments the live status bar showed (provider · model · state · TTFT · tok/s · usage ·
+finish · error), rebuilt from the saved timings, as one dim line under the answer.
+
+Drawing is the cost (Textual's Markdown makes ~60 widgets of a 3 KB answer, and layout grows with
+the DOM), so a long conversation is drawn from its end within a size budget, and the part before
+it when the user asks for it.
 """
 
 from __future__ import annotations
 
-from textual.widgets import Static
+from textual.widget import Widget
+from textual.widgets import Button, Static
 
 from app.display.status_line import Segment, StatusInput, status_segments
 from app.display.turn_watch import TurnWatch
 from app.store import StoredMessage
+from app.ui.widgets.assistant_turn import AssistantTurn
 from app.ui.widgets.status_bar import segments_content
+from app.ui.widgets.user_message import UserMessage
 
 
 def stored_watch(message: StoredMessage) -> TurnWatch:
@@ -56,4 +63,77 @@ class StoredTurnInfo(Static):
         return " · ".join(text for text, _ in self.segments)
 
 
-__all__ = ["StoredTurnInfo", "stored_segments", "stored_watch"]
+# -- a reopened conversation in the transcript ---------------------------------------------
+
+SHOWN_CHARS = 12_000  # about how much stored text is drawn at once (~0.25 s per 3 KB answer)
+
+
+def window_start(messages: list[StoredMessage], budget: int = SHOWN_CHARS) -> int:
+    """Where the newest whole exchanges that fit in `budget` characters begin (the last one is
+    always shown, whatever its size)."""
+    used = 0
+    start = len(messages)
+    for index in reversed(range(len(messages))):
+        message = messages[index]
+        used += len(message.text) + (len(message.turn.reasoning) if message.turn else 0)
+        if message.role == "user" or index == 0:  # an exchange begins here
+            if used > budget and start != len(messages):
+                return start
+            start = index
+    return start
+
+
+class EarlierMessages(Button):
+    """The top of a long reopened conversation: press to draw the part before."""
+
+    DEFAULT_CSS = """
+    EarlierMessages { width: 1fr; margin: 0 1 1 1; }
+    """
+
+    def __init__(self, count: int) -> None:
+        super().__init__(self.label_for(count), variant="default", compact=True)
+
+    @staticmethod
+    def label_for(count: int) -> str:
+        return f"▲ {count} earlier message{'s' if count != 1 else ''} · press to show"
+
+
+async def mount_stored(
+    transcript: Widget,
+    messages: list[StoredMessage],
+    pane: int,
+    *,
+    keep_reasoning_open: bool,
+    after: Widget | None = None,
+) -> list[AssistantTurn]:
+    """Draw finished messages (prompts, this pane's answers with their saved status line) and
+    return the answer views. The newest answers are drawn first: they are the ones in view."""
+    widgets: list[Widget] = []
+    views: list[AssistantTurn] = []
+    for message in messages:
+        if message.role == "user":
+            widgets.append(UserMessage(message.text))
+        elif message.pane == pane and message.turn is not None:
+            view = AssistantTurn(
+                message.turn, stored_watch(message), keep_reasoning_open=keep_reasoning_open
+            )
+            views.append(view)
+            widgets += [view, StoredTurnInfo(message)]
+    if after is None:
+        await transcript.mount_all(widgets)
+    else:
+        await transcript.mount_all(widgets, after=after)
+    for view in reversed(views):
+        await view.show_settled()
+    return views
+
+
+__all__ = [
+    "SHOWN_CHARS",
+    "EarlierMessages",
+    "StoredTurnInfo",
+    "mount_stored",
+    "stored_segments",
+    "stored_watch",
+    "window_start",
+]
