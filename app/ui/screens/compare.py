@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import ClassVar
 
 from textual import events
@@ -24,6 +25,7 @@ from app.compare.spec import MAX_PANES, MIN_PANES, pane_labels
 from app.config import ProviderConfig
 from app.conversation import Conversation
 from app.display.turn_watch import TurnWatch
+from app.ui.commands import Choice, show_choices
 from app.ui.render_clock import RenderClock
 from app.ui.widgets.assistant_turn import AssistantTurn
 from app.ui.widgets.chat_pane import ChatPane, Connect
@@ -224,6 +226,49 @@ class CompareScreen(Screen[None]):
         labels = pane_labels([_with_model(p.provider, p.model) for p in self.panes])
         for pane, label in zip(self.panes, labels, strict=True):
             pane.label = label
+
+    # -- the command palette ---------------------------------------------------------------
+
+    def palette_choices(self) -> list[Choice]:
+        """What the palette offers over this screen (the chat-only commands are left out)."""
+        pane = self.selected_pane
+        where = f"pane {pane.number}: {pane.label}"
+        choices = [
+            Choice("Add pane…", self.pick_pane_provider, f"{len(self.panes)} of {MAX_PANES}"),
+            Choice("Remove selected pane", self._remove_selected, where),
+            Choice("Stop selected pane", self.action_stop_selected, f"ctrl+s · {where}"),
+            Choice("Continue with selected pane alone", self.action_continue_alone, where),
+            Choice("New comparison", self.action_new_comparison, "clear every pane"),
+            Choice("Toggle reasoning panes", self.action_toggle_reasoning, "ctrl+r"),
+            Choice("Copy selected pane's answer", self._copy_answer, where),
+            Choice("Change theme…", self.app.search_themes, f"now: {self.app.theme}"),
+        ]
+        return choices
+
+    def pick_pane_provider(self) -> None:
+        config = self.app.config  # type: ignore[attr-defined]
+        offered = [
+            Choice(
+                name, partial(self._add_later, provider), f"{provider.api.value} · {provider.model}"
+            )
+            for name, provider in config.providers.items()
+        ]
+        show_choices(self.app, offered, "Add a pane asking…")
+
+    def _add_later(self, provider: ProviderConfig) -> None:
+        self.run_worker(self.add_pane(provider, provider.model), exit_on_error=False)
+
+    def _remove_selected(self) -> None:
+        self.run_worker(self.remove_pane(), exit_on_error=False)
+
+    def _copy_answer(self) -> None:
+        turn = self.selected_pane.turn
+        text = "" if turn is None else turn.text
+        if not text:
+            self.notify("The selected pane has no answer to copy yet.", severity="warning")
+            return
+        self.app.copy_to_clipboard(text)
+        self.notify(f"Copied {len(text)} characters from pane {self.selected_pane.number}.")
 
     # -- other actions ---------------------------------------------------------------------
 
