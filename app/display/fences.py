@@ -1,10 +1,12 @@
-"""Know whether streamed Markdown ends inside an open code fence, and how long that fence is.
+"""Know what the streamed Markdown ends in — an open code fence, a top-level list — and how long
+it is, to decide how often to append it.
 
-Textual re-highlights a whole fence on every append, so appending a long growing fence at the
-render clock's full rate costs time proportional to its length on every tick. `FencePacer` spaces
-the flushes of such a fence out in proportion to its length, which keeps the cost per token
-roughly constant however long the fence gets. Text outside a fence always flushes on the next tick,
-and the caller always flushes everything when the stream ends (finish, stop or error).
+Textual redoes the whole last block on every append: a fence is re-highlighted in full, and a
+list is removed and mounted again with all its items. Appending such a block at the render
+clock's full rate therefore costs time proportional to its length on every tick. `FencePacer`
+spaces those appends out in proportion to the block's length, which keeps the cost per token
+roughly constant however long the block gets. Plain text always flushes on the next tick, and
+the caller always flushes everything when the stream ends (finish, stop or error).
 """
 
 from __future__ import annotations
@@ -13,20 +15,25 @@ import re
 from dataclasses import dataclass
 
 _FENCE = re.compile(r"^[ \t>]*(`{3,}|~{3,})(.*)$")
+_LIST_ITEM = re.compile(r"^ {0,3}([-*+]|\d{1,9}[.)])(\s|$)")
 
 MIN_INTERVAL = 0.05  # seconds: the render clock's own period
-MAX_INTERVAL = 1.0  # a fence is never held back longer than this
-SECONDS_PER_LINE = 0.0025  # about ten times the measured highlight cost of one line
+MAX_INTERVAL = 1.0  # a block is never held back longer than this
+FENCE_SECONDS_PER_LINE = 0.0025  # about ten times the measured highlight cost of one line
+LIST_SECONDS_PER_LINE = 0.02  # a list line is a few widgets to mount again
 SHORT_FENCE_LINES = 20  # below this a fence is cheap enough to flush every tick
+SHORT_LIST_LINES = 3
 
 
 @dataclass(slots=True)
 class FenceTracker:
-    """Feed text as it arrives; `open_lines` is the open fence's length in lines, or None."""
+    """Feed text as it arrives. `open_lines`: the open fence's length in lines, or None;
+    `list_lines`: the length of the top-level list the text ends in, or None."""
 
     _partial: str = ""
     _marker: str = ""  # the opening run of ` or ~ while a fence is open
     open_lines: int | None = None
+    list_lines: int | None = None
 
     def feed(self, text: str) -> None:
         if "\n" not in text:
@@ -49,8 +56,33 @@ class FenceTracker:
                 self._marker, self.open_lines = "", None
             else:
                 self.open_lines = (self.open_lines or 0) + 1
-        elif match and not (match.group(1)[0] == "`" and "`" in match.group(2)):
+            self._list_line(line, in_fence=True)
+            return
+        if match and not (match.group(1)[0] == "`" and "`" in match.group(2)):
             self._marker, self.open_lines = match.group(1), 0
+        self._list_line(line, in_fence=False)
+
+    def _list_line(self, line: str, *, in_fence: bool) -> None:
+        if self.list_lines is not None:
+            continues = in_fence or not line.strip() or line[0] in " \t"
+            if continues or _LIST_ITEM.match(line):
+                self.list_lines += 1
+                return
+            self.list_lines = None
+        if not in_fence and _LIST_ITEM.match(line):
+            self.list_lines = 1
+
+
+def flush_interval(tracker: FenceTracker) -> float:
+    """How long appends of the current tail may be held back."""
+    interval = 0.0
+    fence = tracker.open_lines
+    if fence is not None and fence >= SHORT_FENCE_LINES:
+        interval = fence * FENCE_SECONDS_PER_LINE
+    items = tracker.list_lines
+    if items is not None and items >= SHORT_LIST_LINES:
+        interval = max(interval, items * LIST_SECONDS_PER_LINE)
+    return 0.0 if interval == 0.0 else min(MAX_INTERVAL, max(MIN_INTERVAL, interval))
 
 
 @dataclass(slots=True)
@@ -61,11 +93,7 @@ class FencePacer:
     last_flush: float = float("-inf")
 
     def due(self, now: float) -> bool:
-        lines = self.tracker.open_lines
-        if lines is None or lines < SHORT_FENCE_LINES:
-            return True
-        interval = min(MAX_INTERVAL, max(MIN_INTERVAL, lines * SECONDS_PER_LINE))
-        return now - self.last_flush >= interval
+        return now - self.last_flush >= flush_interval(self.tracker)
 
     def flushed(self, now: float) -> None:
         self.last_flush = now
@@ -75,4 +103,4 @@ def new_pacer() -> FencePacer:
     return FencePacer(FenceTracker())
 
 
-__all__ = ["FencePacer", "FenceTracker", "new_pacer"]
+__all__ = ["FencePacer", "FenceTracker", "flush_interval", "new_pacer"]

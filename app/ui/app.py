@@ -75,9 +75,15 @@ class TriptychApp(App[int]):
         for theme in loaded.themes:
             self.register_theme(theme)
         self._probe = LagProbe.from_env()
+        if self._probe is not None:
+            self._probe.progress = self._parts_received
 
     def palette_choices(self) -> list[Choice]:
         return palette_choices(self)
+
+    def _parts_received(self) -> int:
+        turn = self.pane.turn
+        return 0 if turn is None else len(turn.text_parts)
 
     def get_default_screen(self) -> Screen[Any]:
         return ChatScreen(self.pane)

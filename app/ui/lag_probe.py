@@ -1,8 +1,10 @@
 """Event-loop lag probe for the render benchmark, enabled by `TRIPTYCH_LAG_LOG=path`.
 
 A 10 ms asyncio sleep loop records how late each wake-up is (a stand-in for keypress latency).
-At exit the percentiles, the process's CPU seconds and peak memory, and the wall-clock time of
-the last frame drawn after a stream ended are written as JSON to the path.
+Every quarter second it also samples (wall time, CPU seconds, parts received), from which the
+benchmark derives the CPU cost per token early and late in a long answer. At exit the lag
+percentiles, the process's CPU seconds and peak memory, the samples, and the wall-clock times of
+the frames drawn once each stream had ended are written as JSON to the path.
 """
 
 from __future__ import annotations
@@ -12,11 +14,13 @@ import json
 import os
 import resource
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 LAG_LOG_ENV = "TRIPTYCH_LAG_LOG"
 INTERVAL = 0.01
+SAMPLE_EVERY = 0.25
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -30,7 +34,9 @@ def percentile(values: list[float], fraction: float) -> float:
 @dataclass(slots=True)
 class LagProbe:
     path: Path
+    progress: Callable[[], int] = lambda: 0
     lags: list[float] = field(default_factory=list)
+    samples: list[tuple[float, float, int]] = field(default_factory=list)
     final_frames: list[float] = field(default_factory=list)  # time.time() of settled frames
     _task: asyncio.Task[None] | None = None
 
@@ -44,10 +50,15 @@ class LagProbe:
 
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()
+        next_sample = 0.0
         while True:
             before = loop.time()
             await asyncio.sleep(INTERVAL)
-            self.lags.append(max(0.0, loop.time() - before - INTERVAL))
+            after = loop.time()
+            self.lags.append(max(0.0, after - before - INTERVAL))
+            if after >= next_sample:
+                next_sample = after + SAMPLE_EVERY
+                self.samples.append((time.time(), time.process_time(), self.progress()))
 
     def frame_settled(self) -> None:
         self.final_frames.append(time.time())
@@ -57,7 +68,7 @@ class LagProbe:
             self._task.cancel()
         usage = resource.getrusage(resource.RUSAGE_SELF)
         report = {
-            "samples": len(self.lags),
+            "lag_samples": len(self.lags),
             "lag_p50_ms": percentile(self.lags, 0.50) * 1000,
             "lag_p95_ms": percentile(self.lags, 0.95) * 1000,
             "lag_p99_ms": percentile(self.lags, 0.99) * 1000,
@@ -65,6 +76,7 @@ class LagProbe:
             "cpu_seconds": usage.ru_utime + usage.ru_stime,
             "peak_rss_mb": usage.ru_maxrss / 1024,
             "final_frames": self.final_frames,
+            "samples": self.samples,
         }
         self.path.write_text(json.dumps(report, indent=2), encoding="utf-8")
 

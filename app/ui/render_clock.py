@@ -1,13 +1,20 @@
 """One render clock for the whole app.
 
-Workers only fill Turns; every ~50 ms this clock asks each live pane to draw what arrived since
-the last tick, all inside one `App.batch_update()`, so the screen is composed once per tick
-however many panes stream. Measured against a MarkdownStream per widget, this keeps event-loop
-lag low with several panes (reference/textual.md, A2).
+Workers only fill Turns; on each tick this clock asks every live pane to draw what arrived since
+the last one, all inside one `App.batch_update()`, so the screen is laid out and painted once
+per tick however many panes stream. Measured against a MarkdownStream per widget, this keeps
+event-loop lag low with several panes (reference/textual.md, A2).
 
-It also owns the garbage-collection policy: full collections were the long stalls while
-streaming, so automatic GC is paused while any pane is live and one collection runs once all
-are idle, after the final frame has been painted.
+The period adapts: 50 ms while drawing is cheap, stretched (up to 300 ms) while the process is
+busy, since every tick that changes the layout costs two full Textual reflows (the second one
+settles the sizes the first changed) and a repaint, whose cost grows with the screen's size.
+That keeps a stream from taking more than about a third of a core. The final frame of a stream
+is drawn at once, not on the next tick.
+
+The clock also owns the garbage-collection policy: full (oldest-generation) collections were
+the long stalls while streaming, so they are held off while any pane is live and one collection
+runs once all are idle, after the final frame has been painted. Young collections keep running:
+turning GC off altogether let a 20,000-token stream grow the heap past 350 MB.
 """
 
 from __future__ import annotations
@@ -20,7 +27,11 @@ from typing import Any, Protocol
 from textual.app import App
 from textual.timer import Timer
 
+NO_FULL_COLLECTIONS = 1_000_000_000  # gen-2 threshold while streaming
 PERIOD = 0.05
+MAX_PERIOD = 0.3
+BUSY = 0.3  # share of one core above which the period is stretched
+IDLE = 0.12  # ... and below which it shrinks back
 
 
 class Drawable(Protocol):
@@ -29,22 +40,36 @@ class Drawable(Protocol):
         ...
 
 
+def next_period(period: float, load: float) -> float:
+    """The period after a tick that saw `load` (CPU seconds per wall second)."""
+    if load > BUSY:
+        return min(MAX_PERIOD, period * 1.5)
+    if load < IDLE:
+        return max(PERIOD, period / 1.5)
+    return period
+
+
 class RenderClock:
     def __init__(
         self,
         app: App[Any],
         *,
         clock: Callable[[], float] = time.monotonic,
-        period: float = PERIOD,
+        cpu_clock: Callable[[], float] = time.process_time,
         manage_gc: bool = True,
     ) -> None:
         self._app = app
         self._clock = clock
-        self._period = period
+        self._cpu_clock = cpu_clock
         self._manage_gc = manage_gc
         self._live: dict[Drawable, None] = {}  # insertion-ordered set
         self._timer: Timer | None = None
         self._gc_paused = False
+        self._gc_thresholds = gc.get_threshold()
+        self._ticking = False
+        self._again = False
+        self._last = (0.0, 0.0)  # (wall, cpu) at the previous tick
+        self.period = PERIOD
         self.ticks = 0
 
     @property
@@ -58,14 +83,44 @@ class RenderClock:
         """Draw `item` on every tick until its `flush` reports it finished."""
         self._live[item] = None
         if self._manage_gc and not self._gc_paused:
-            gc.disable()
+            self._gc_thresholds = gc.get_threshold()
+            young, middle, _ = self._gc_thresholds
+            gc.set_threshold(young, middle, NO_FULL_COLLECTIONS)
             self._gc_paused = True
-        if self._timer is None:
-            self._timer = self._app.set_interval(self._period, self.tick, name="render-clock")
-        else:
+        self._last = (time.monotonic(), self._cpu_clock())
+        self._start(PERIOD)
+
+    def tick_now(self) -> None:
+        """Draw soon, without waiting for the period (a stream just ended)."""
+        self._app.call_later(self.tick)
+
+    def _start(self, period: float) -> None:
+        if self._timer is not None and period == self.period:
             self._timer.resume()
+            return
+        if self._timer is not None:
+            self._timer.stop()
+        self.period = period
+        self._timer = self._app.set_interval(period, self.tick, name="render-clock")
 
     async def tick(self) -> None:
+        if self._ticking:
+            self._again = True
+            return
+        self._ticking = True
+        try:
+            await self._draw()
+            while self._again:
+                self._again = False
+                await self._draw()
+        finally:
+            self._ticking = False
+        if not self._live:
+            self._idle()
+            return
+        self._adapt()
+
+    async def _draw(self) -> None:
         if not self._live:
             return
         self.ticks += 1
@@ -77,15 +132,22 @@ class RenderClock:
                     finished.append(item)
         for item in finished:
             self._live.pop(item, None)
-        if not self._live:
-            self._idle()
+
+    def _adapt(self) -> None:
+        wall, cpu = time.monotonic(), self._cpu_clock()
+        last_wall, last_cpu = self._last
+        if wall - last_wall < 0.5:  # judge the load over half a second at least
+            return
+        self._last = (wall, cpu)
+        period = next_period(self.period, (cpu - last_cpu) / (wall - last_wall))
+        if period != self.period:
+            self._start(period)
 
     def _idle(self) -> None:
         if self._timer is not None:
             self._timer.pause()
         if self._gc_paused:
-            self._gc_paused = False
-            gc.enable()
+            self._resume_gc()
             self._app.call_after_refresh(gc.collect)
 
     def stop(self) -> None:
@@ -95,8 +157,11 @@ class RenderClock:
             self._timer.stop()
             self._timer = None
         if self._gc_paused:
-            self._gc_paused = False
-            gc.enable()
+            self._resume_gc()
+
+    def _resume_gc(self) -> None:
+        self._gc_paused = False
+        gc.set_threshold(*self._gc_thresholds)
 
 
-__all__ = ["PERIOD", "Drawable", "RenderClock"]
+__all__ = ["MAX_PERIOD", "PERIOD", "Drawable", "RenderClock", "next_period"]

@@ -8,9 +8,11 @@ import sys
 
 import pytest
 
+from app.display import segments as segments_module
 from app.display.code_blocks import CodeBlock, code_blocks
-from app.display.fences import FencePacer, FenceTracker
+from app.display.fences import FencePacer, FenceTracker, flush_interval
 from app.display.sanitize import clean, clean_line
+from app.display.segments import SegmentCutter, can_start_segment
 from app.display.speed import format_seconds, tokens_per_second
 from app.display.status_line import ERROR, WARN, StatusInput, status_segments
 from app.display.turn_watch import TurnWatch
@@ -121,3 +123,53 @@ def test_display_helpers_import_no_ui_library() -> None:
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert result.stdout.strip() == "[]", result.stderr
+
+
+def rebuild(pieces_per_feed: list[list[str]], tail: str) -> list[str]:
+    segments = [""]
+    for pieces in pieces_per_feed:
+        segments[-1] += pieces[0]
+        segments.extend(pieces[1:])
+    segments[-1] += tail
+    return segments
+
+
+def test_segments_cut_only_where_markdown_cannot_continue(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(segments_module, "MIN_SEGMENT_LINES", 2)
+    text = (
+        "# Title\n\nfirst para\nstill first\n\n- item one\n\n  continued item\n- item two\n\n"
+        "```\ncode\n\nmore code\n```\n\nafter code\n## Next\nlast line\n"
+    )
+    for size in (1, 3, 7, len(text)):
+        cutter = SegmentCutter.new()
+        fed = [cutter.feed(text[i : i + size]) for i in range(0, len(text), size)]
+        segments = rebuild(fed, cutter.flush())
+        assert "".join(segments) == text
+        assert segments == [
+            "# Title\n\n",
+            "first para\nstill first\n\n- item one\n\n  continued item\n- item two\n\n",
+            "```\ncode\n\nmore code\n```\n\n",
+            "after code\n## Next\nlast line\n",
+        ], size
+
+
+def test_a_segment_never_starts_inside_a_list_or_fence() -> None:
+    assert not can_start_segment("- item", previous_blank=True)
+    assert not can_start_segment("12. item", previous_blank=True)
+    assert not can_start_segment("  indented", previous_blank=True)
+    assert not can_start_segment("text", previous_blank=False)
+    assert can_start_segment("## heading", previous_blank=False)
+    assert can_start_segment("text", previous_blank=True)
+
+
+def test_pacer_holds_long_lists_back_in_proportion() -> None:
+    tracker = FenceTracker()
+    tracker.feed("- a\n- b\n")
+    assert flush_interval(tracker) == 0.0
+    tracker.feed("- c\n  more\n- d\n")
+    assert flush_interval(tracker) == pytest.approx(0.1)
+    tracker.feed("\nParagraph after the list\n")
+    assert tracker.list_lines is None
+    assert flush_interval(tracker) == 0.0

@@ -52,12 +52,8 @@ class ChatScreen(Screen[None]):
         self.pane.stop()
         self.refresh_bindings()
 
-    def action_scroll_transcript(self, direction: int) -> None:
-        transcript = self.pane.transcript
-        if direction < 0:
-            transcript.scroll_page_up(animate=False)
-        else:
-            transcript.scroll_page_down(animate=False)
+    async def action_scroll_transcript(self, direction: int) -> None:
+        await self.pane.transcript.page(direction)
 
     def action_toggle_reasoning(self) -> None:
         self.app.action_toggle_reasoning()  # type: ignore[attr-defined]

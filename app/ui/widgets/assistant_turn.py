@@ -15,7 +15,7 @@ from textual.widgets import Static
 from app.display.fences import new_pacer
 from app.display.sanitize import clean, clean_line
 from app.display.turn_watch import TurnWatch
-from app.ui.widgets.markdown_view import StreamedMarkdown
+from app.ui.widgets.answer import AnswerView
 from app.ui.widgets.reasoning import ReasoningPane
 from app.ui.widgets.tool_call import ToolCallCard
 from app.wire.turn import Turn, TurnStatus
@@ -51,6 +51,7 @@ def sources_text(turn: Turn) -> str:
 
 
 class AssistantTurn(Vertical):
+    BLANK = True
     DEFAULT_CSS = """
     AssistantTurn {
         height: auto;
@@ -70,7 +71,7 @@ class AssistantTurn(Vertical):
         self.turn_watch = watch
         self.keep_reasoning_open = keep_reasoning_open
         self.reasoning = ReasoningPane(collapsed=False)
-        self.answer = StreamedMarkdown(classes="turn--answer")
+        self.answer = AnswerView()
         self.cards: dict[int, ToolCallCard] = {}
         self._calls = Vertical(classes="turn--calls")
         self._sources = Static("", markup=False, classes="turn--sources")
@@ -129,11 +130,11 @@ class AssistantTurn(Vertical):
             self._text_seen = len(parts)
             self._pacer.tracker.feed(text)
             self._pending.append(text)
-        if self._pending and (final or self._pacer.due(now)):
+        if final or (self._pending and self._pacer.due(now)):
             text = "".join(self._pending)
             self._pending.clear()
             self._pacer.flushed(now)
-            await self.answer.append(text)
+            await self.answer.append(text, final=final)
 
     async def _flush_calls(self) -> None:
         for index, call in self.turn.calls.items():

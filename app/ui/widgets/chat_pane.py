@@ -54,6 +54,7 @@ Connect = Callable[[ProviderConfig], TurnStreamer]
 
 
 class ChatPane(Vertical):
+    BLANK = True
     DEFAULT_CSS = """
     ChatPane { height: 1fr; }
     """
@@ -136,6 +137,7 @@ class ChatPane(Vertical):
         except ConfigError as exc:
             turn.fail("missing_api_key", str(exc))
             turn.end()
+            self._clock.tick_now()
             return True
         self._timing = Timing(started=now)
         self._worker = self._stream(client, turn, self._timing)
@@ -148,6 +150,7 @@ class ChatPane(Vertical):
         finally:
             if not turn.done:
                 turn.end()
+            self._clock.tick_now()  # the last frame now, not on the next tick
 
     def stop(self) -> bool:
         """Stop the running stream (once: a second cancel can leak a pooled connection)."""
@@ -157,6 +160,7 @@ class ChatPane(Vertical):
         if not worker.is_finished and not worker.is_cancelled:
             worker.cancel()
         turn.end(stopped=True)  # a worker cancelled before it started never settles it
+        self._clock.tick_now()
         return True
 
     async def settle(self) -> None:
@@ -176,6 +180,7 @@ class ChatPane(Vertical):
         if timing is not None and timing.first_token is not None:
             view.turn_watch.first_token_at = timing.first_token  # the client's is exact
         final = await view.flush(now)
+        await self.transcript.virtualize()
         self.transcript.settle_anchor()
         if final or now - self._status_at >= STATUS_PERIOD:
             self._status_at = now
@@ -185,7 +190,7 @@ class ChatPane(Vertical):
             if turn.text_parts or turn.calls:
                 self.conversation.add_assistant(turn)
             self.call_after_refresh(self.transcript.settle_anchor)
-            self.post_message(self.TurnDrawn(self, turn))
+            self.post_message(self.TurnDrawn(self, turn).set_sender(self))
         return final
 
     def update_status(self, now: float) -> None:

@@ -20,6 +20,7 @@ def shared_parser() -> MarkdownIt:
 
 
 class StreamedMarkdown(Markdown):
+    BLANK = True
     DEFAULT_CSS = """
     StreamedMarkdown {
         padding: 0 1;

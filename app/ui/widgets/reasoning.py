@@ -88,7 +88,7 @@ class ReasoningPane(Collapsible):
         """Append buffered text while open; only the tail while collapsed."""
         if self.collapsed:
             width = max(10, self._tail.content_size.width or TAIL_CHARS)
-            self._tail.update(Content(last_line(self._last_text, width)))
+            self._tail.update(Content(last_line(self._last_text, width)), layout=False)
             return
         if self._pending:
             text = "".join(self._pending)

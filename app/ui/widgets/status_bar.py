@@ -29,9 +29,9 @@ def segments_content(segments: list[Segment]) -> Content:
 class StatusBar(Static):
     DEFAULT_CSS = """
     StatusBar {
-        height: auto;
-        max-height: 3;
+        height: 1;
         width: 1fr;
+        &.-wrap { height: auto; max-height: 3; }
         padding: 0 1;
         background: $panel;
         color: $foreground;
@@ -43,9 +43,15 @@ class StatusBar(Static):
         self.segments: list[Segment] = []
 
     def show(self, segments: list[Segment]) -> None:
-        if segments != self.segments:
-            self.segments = segments
-            self.update(segments_content(segments))
+        """Redraw if changed. One line needs no layout pass (a full reflow of the screen);
+        only a status too long for one line (an error message) grows the bar."""
+        if segments == self.segments:
+            return
+        self.segments = segments
+        wrap = len(self.plain) + 2 > self.size.width > 0
+        layout = wrap or self.has_class("-wrap")
+        self.set_class(wrap, "-wrap")
+        self.update(segments_content(segments), layout=layout)
 
     @property
     def plain(self) -> str:

@@ -4,14 +4,23 @@ up; Textual releases the anchor then, and re-anchors when they scroll back to th
 The anchor is only set once the content overflows: an anchored container with short content is
 drawn bottom-aligned (negative scroll), which would leave a short chat hanging above the prompt
 with a blank screen over it.
+
+It also keeps the number of live widgets bounded: answers put segments far from the viewport to
+sleep and wake them when they come near (see answer.py), on every render tick and on scrolling.
 """
 
 from __future__ import annotations
 
 from textual.containers import VerticalScroll
+from textual.events import Resize
+from textual.geometry import Region
+
+from app.ui.widgets.answer import AnswerView
+from app.ui.widgets.assistant_turn import AssistantTurn
 
 
 class Transcript(VerticalScroll):
+    BLANK = True  # a large container with no content of its own: skip rendering its lines
     DEFAULT_CSS = """
     Transcript {
         height: 1fr;
@@ -19,6 +28,11 @@ class Transcript(VerticalScroll):
         scrollbar-size-vertical: 1;
     }
     """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._virtualize_queued = False
+        self._width = 0
 
     def settle_anchor(self) -> None:
         """Anchor once the content overflows; drop the anchor if it no longer does."""
@@ -34,6 +48,49 @@ class Transcript(VerticalScroll):
         if self.is_anchored:
             self.scroll_end(animate=False, immediate=False)
         self.call_after_refresh(self.settle_anchor)
+
+    def answers(self) -> list[AnswerView]:
+        return [child.answer for child in self.children if isinstance(child, AssistantTurn)]
+
+    async def virtualize(self, shift: int = 0) -> None:
+        """Sleep segments more than half a screen away from the viewport (moved by `shift`
+        rows, for a scroll about to happen); wake those within it."""
+        viewport = self.region
+        if not viewport:
+            return
+        margin = viewport.height // 2 + 1
+        near = Region(
+            viewport.x, viewport.y + shift - margin, viewport.width, viewport.height + 2 * margin
+        )
+        for answer in self.answers():
+            await answer.virtualize(near)
+
+    async def page(self, direction: int) -> None:
+        """Page up or down, waking what the new page will show before it is drawn."""
+        with self.app.batch_update():
+            await self.virtualize(direction * self.scrollable_content_region.height)
+        if direction < 0:
+            self.scroll_page_up(animate=False)
+        else:
+            self.scroll_page_down(animate=False)
+
+    def watch_scroll_y(self, old: float, new: float) -> None:
+        super().watch_scroll_y(old, new)
+        if not self._virtualize_queued:
+            self._virtualize_queued = True
+            self.call_after_refresh(self._virtualize_after_scroll)
+
+    async def _virtualize_after_scroll(self) -> None:
+        self._virtualize_queued = False
+        with self.app.batch_update():
+            await self.virtualize()
+
+    async def on_resize(self, event: Resize) -> None:
+        """Sleeping heights were measured at the old width: rebuild them all."""
+        if event.size.width != self._width:
+            self._width = event.size.width
+            for answer in self.answers():
+                await answer.wake_all()
 
 
 __all__ = ["Transcript"]

@@ -1,0 +1,110 @@
+"""The answer: streamed Markdown split over several Markdown widgets, the ones far out of view
+swapped for blank placeholders of the same height.
+
+Every change of layout makes Textual reflow every widget on the screen, and a long Markdown
+answer is thousands of widgets, so without this each tick would cost more as the answer grows.
+So: text is only ever appended (`Markdown.append`, which re-parses from the last block); a new
+widget is started at safe points (see app/display/segments.py); and a sealed widget more than a
+screen away from the viewport is replaced by a placeholder, and rebuilt from its source when it
+comes back near the viewport. The number of live widgets then depends on the screen, not on the
+length of the conversation.
+"""
+
+from __future__ import annotations
+
+from textual.containers import Vertical
+from textual.geometry import Region
+from textual.widget import Widget
+from textual.widgets import Static
+
+from app.display.segments import SegmentCutter
+from app.ui.widgets.markdown_view import StreamedMarkdown
+
+
+class SegmentPlaceholder(Static):
+    """Blank space standing in for a Markdown widget out of view."""
+
+    BLANK = True
+
+    def __init__(self, height: int, width: int) -> None:
+        super().__init__("", markup=False)
+        self.styles.height = height
+        self.measured_width = width
+
+
+class AnswerView(Vertical):
+    BLANK = True
+    DEFAULT_CSS = """
+    AnswerView { height: auto; }
+    """
+
+    def __init__(self) -> None:
+        super().__init__(classes="turn--answer")
+        self._cutter = SegmentCutter.new()
+        self.sources: list[str] = []
+        self.segments: list[StreamedMarkdown | SegmentPlaceholder] = []
+        self.sealed = False  # the stream is over: the last segment may sleep too
+
+    async def append(self, text: str, *, final: bool = False) -> None:
+        """Append streamed text; `final` also releases what the cutter held back."""
+        pieces = self._cutter.feed(text)
+        if final:
+            pieces[-1] += self._cutter.flush()
+            self.sealed = True
+        for index, piece in enumerate(pieces):
+            if index or not self.segments:
+                if not piece and index:
+                    continue
+                segment = StreamedMarkdown()
+                self.segments.append(segment)
+                self.sources.append("")
+                await self.mount(segment)
+            if piece:
+                live = self.segments[-1]
+                assert isinstance(live, StreamedMarkdown)  # the last one never sleeps while live
+                self.sources[-1] += piece
+                await live.append(piece)
+
+    @property
+    def source(self) -> str:
+        """The Markdown shown, exactly as streamed (after sanitising)."""
+        return "".join(self.sources)
+
+    async def virtualize(self, near: Region) -> None:
+        """Put to sleep the sealed segments far from `near` (screen coordinates of the viewport
+        grown by a margin), and wake the sleeping ones that are inside it."""
+        last = len(self.segments) - (0 if self.sealed else 1)
+        for index in range(last):
+            widget = self.segments[index]
+            region = widget.region if widget.is_mounted else Region()
+            if not region:
+                continue
+            if isinstance(widget, StreamedMarkdown) and not region.overlaps(near):
+                await self._sleep(index, widget)
+            elif isinstance(widget, SegmentPlaceholder) and region.overlaps(near):
+                await self._wake(index, widget)
+
+    async def wake_all(self) -> None:
+        """Rebuild every sleeping segment (their heights are stale after a width change)."""
+        for index, widget in enumerate(self.segments):
+            if isinstance(widget, SegmentPlaceholder):
+                await self._wake(index, widget)
+
+    async def _sleep(self, index: int, widget: StreamedMarkdown) -> None:
+        placeholder = SegmentPlaceholder(widget.outer_size.height, widget.size.width)
+        await self._swap(index, widget, placeholder)
+
+    async def _wake(self, index: int, widget: SegmentPlaceholder) -> None:
+        markdown = StreamedMarkdown()
+        await self._swap(index, widget, markdown)
+        await markdown.append(self.sources[index])
+
+    async def _swap(
+        self, index: int, old: Widget, new: StreamedMarkdown | SegmentPlaceholder
+    ) -> None:
+        self.segments[index] = new
+        await self.mount(new, after=old)
+        await old.remove()
+
+
+__all__ = ["AnswerView", "SegmentPlaceholder"]

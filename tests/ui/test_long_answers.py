@@ -1,0 +1,58 @@
+"""A long answer stays cheap: it is split over several Markdown widgets, the ones far from the
+viewport sleep as blank placeholders of the same height, and they wake when scrolled to."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from app.demo.frames import Answer
+from app.ui.widgets.answer import SegmentPlaceholder
+from app.ui.widgets.markdown_view import StreamedMarkdown
+from app.wire.engine import Api
+from tests.fakes import provider as fake
+from tests.fakes.provider import FakeProvider
+from tests.ui.helpers import fake_config, make_app, screen_text, send, wait_drawn, wait_until
+
+
+def long_markdown(sections: int) -> str:
+    parts = []
+    for n in range(sections):
+        words = " ".join(f"word{i}" for i in range(40))
+        parts.append(
+            f"## Section {n}\n\n{words}\n\n- point one of {n}\n- point two\n\n"
+            f"```python\nvalue_{n} = {n}\nprint(value_{n})\n```\n\n"
+        )
+    return "".join(parts) + "The end.\n"
+
+
+async def test_a_long_answer_sleeps_far_segments_and_wakes_them_on_scroll(
+    fake_provider: FakeProvider, tmp_path: Path
+) -> None:
+    text = long_markdown(20)
+    pieces = tuple(re.findall(r"\s*\S+|\s+", text))
+    fake_provider.push(fake.stream(Api.CHAT, Answer(text=pieces)))
+    app = make_app(fake_config(fake_provider), tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await send(pilot, "long please")
+        await wait_drawn(pilot, timeout=20)
+        view = app.pane.current
+        assert view is not None
+        answer = view.answer
+        assert answer.source == text  # nothing lost or reordered across segments
+        assert len(answer.segments) > 3
+        await pilot.pause(0.3)
+        asleep = [s for s in answer.segments if isinstance(s, SegmentPlaceholder)]
+        assert asleep, "segments far above the viewport should sleep"
+        widgets_now = sum(1 for _ in app.screen.walk_children())
+        assert widgets_now < 400
+        assert "The end." in screen_text(app)
+
+        for _ in range(200):
+            await pilot.press("pageup")
+            if app.pane.transcript.scroll_y == 0:
+                break
+        await pilot.pause(0.3)
+        assert isinstance(answer.segments[0], StreamedMarkdown)  # woken by scrolling to it
+        assert "Section 0" in screen_text(app)
+        await wait_until(pilot, lambda: isinstance(answer.segments[-1], SegmentPlaceholder))
