@@ -11,10 +11,13 @@ settles the sizes the first changed) and a repaint, whose cost grows with the sc
 That keeps a stream from taking more than about a third of a core. The final frame of a stream
 is drawn at once, not on the next tick.
 
-The clock also owns the garbage-collection policy: full (oldest-generation) collections were
-the long stalls while streaming, so they are held off while any pane is live and one collection
-runs once all are idle, after the final frame has been painted. Young collections keep running:
-turning GC off altogether let a 20,000-token stream grow the heap past 350 MB.
+The clock also owns the garbage-collection policy. Python's automatic full (oldest-generation)
+collections were the long stalls while streaming, at moments nobody chose, so they are turned off
+while any pane is live; instead the clock runs one itself every few seconds, right after a frame,
+and once more shortly after the last stream ends (late enough for the final frame to reach the
+terminal first: Textual writes from a thread, which a collection would hold up). Young
+collections keep running. Turning GC off altogether let a 20,000-token stream grow the heap past
+350 MB, and the one collection at the end then froze the screen for 1.5 s.
 """
 
 from __future__ import annotations
@@ -28,6 +31,8 @@ from textual.app import App
 from textual.timer import Timer
 
 NO_FULL_COLLECTIONS = 1_000_000_000  # gen-2 threshold while streaming
+FULL_COLLECTION_EVERY = 5.0  # seconds of streaming between the clock's own full collections
+IDLE_COLLECTION_DELAY = 0.3  # seconds after the last stream ends
 PERIOD = 0.05
 MAX_PERIOD = 0.3
 BUSY = 0.3  # share of one core above which the period is stretched
@@ -66,6 +71,7 @@ class RenderClock:
         self._timer: Timer | None = None
         self._gc_paused = False
         self._gc_thresholds = gc.get_threshold()
+        self._collected_at = 0.0
         self._ticking = False
         self._again = False
         self._last = (0.0, 0.0)  # (wall, cpu) at the previous tick
@@ -87,6 +93,7 @@ class RenderClock:
             young, middle, _ = self._gc_thresholds
             gc.set_threshold(young, middle, NO_FULL_COLLECTIONS)
             self._gc_paused = True
+            self._collected_at = time.monotonic()
         self._last = (time.monotonic(), self._cpu_clock())
         self._start(PERIOD)
 
@@ -119,6 +126,9 @@ class RenderClock:
             self._idle()
             return
         self._adapt()
+        if self._gc_paused and time.monotonic() - self._collected_at >= FULL_COLLECTION_EVERY:
+            self._collected_at = time.monotonic()
+            self._app.call_after_refresh(gc.collect)
 
     async def _draw(self) -> None:
         if not self._live:
@@ -148,7 +158,7 @@ class RenderClock:
             self._timer.pause()
         if self._gc_paused:
             self._resume_gc()
-            self._app.call_after_refresh(gc.collect)
+            self._app.set_timer(IDLE_COLLECTION_DELAY, gc.collect)
 
     def stop(self) -> None:
         """At exit: GC back on whatever happened."""

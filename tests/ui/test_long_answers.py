@@ -56,3 +56,25 @@ async def test_a_long_answer_sleeps_far_segments_and_wakes_them_on_scroll(
         assert isinstance(answer.segments[0], StreamedMarkdown)  # woken by scrolling to it
         assert "Section 0" in screen_text(app)
         await wait_until(pilot, lambda: isinstance(answer.segments[-1], SegmentPlaceholder))
+
+
+async def test_resizing_rebuilds_sleeping_segments_at_the_new_width(
+    fake_provider: FakeProvider, tmp_path: Path
+) -> None:
+    text = long_markdown(12)
+    pieces = tuple(re.findall(r"\s*\S+|\s+", text))
+    fake_provider.push(fake.stream(Api.CHAT, Answer(text=pieces)))
+    app = make_app(fake_config(fake_provider), tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await send(pilot, "long please")
+        await wait_drawn(pilot, timeout=20)
+        answer = app.pane.current.answer if app.pane.current else None
+        assert answer is not None
+        await wait_until(pilot, lambda: isinstance(answer.segments[0], SegmentPlaceholder))
+        await pilot.resize_terminal(50, 24)
+        await pilot.pause(0.5)
+        asleep = [s for s in answer.segments if isinstance(s, SegmentPlaceholder)]
+        assert asleep, "asleep again after the rebuild"
+        assert all(s.measured_width == asleep[0].measured_width for s in asleep)
+        assert asleep[0].measured_width < 50  # measured at the new width
+        assert "The end." in screen_text(app)

@@ -190,6 +190,7 @@ class ChatPane(Vertical):
             if turn.text_parts or turn.calls:
                 self.conversation.add_assistant(turn)
             self.call_after_refresh(self.transcript.settle_anchor)
+            self.transcript.virtualize_later()
             self.post_message(self.TurnDrawn(self, turn).set_sender(self))
         return final
 

@@ -32,6 +32,8 @@ class Transcript(VerticalScroll):
     def __init__(self) -> None:
         super().__init__()
         self._virtualize_queued = False
+        self._virtualize_requests = 0  # scrolls and stream ends since start
+        self._virtualize_seen = 0  # ... as of the queued run
         self._width = 0
 
     def settle_anchor(self) -> None:
@@ -76,11 +78,23 @@ class Transcript(VerticalScroll):
 
     def watch_scroll_y(self, old: float, new: float) -> None:
         super().watch_scroll_y(old, new)
+        self.virtualize_later()
+
+    def virtualize_later(self) -> None:
+        """Virtualize once the next layout is known (after a scroll, or a stream's last frame,
+        which may have mounted many segments at once). Regions are only right after a refresh
+        that followed the latest scroll, so a request made while one is queued defers it."""
+        self._virtualize_requests += 1
         if not self._virtualize_queued:
             self._virtualize_queued = True
-            self.call_after_refresh(self._virtualize_after_scroll)
+            self._virtualize_seen = self._virtualize_requests
+            self.call_after_refresh(self._virtualize_queued_now)
 
-    async def _virtualize_after_scroll(self) -> None:
+    async def _virtualize_queued_now(self) -> None:
+        if self._virtualize_seen != self._virtualize_requests:  # scrolled since: wait again
+            self._virtualize_seen = self._virtualize_requests
+            self.call_after_refresh(self._virtualize_queued_now)
+            return
         self._virtualize_queued = False
         with self.app.batch_update():
             await self.virtualize()
@@ -91,6 +105,7 @@ class Transcript(VerticalScroll):
             self._width = event.size.width
             for answer in self.answers():
                 await answer.wake_all()
+            self.virtualize_later()
 
 
 __all__ = ["Transcript"]
