@@ -6,8 +6,12 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+from textual.app import App, ComposeResult
+
 from app.demo.frames import Answer
-from app.ui.widgets.answer import SegmentPlaceholder
+from app.display import segments as segments_module
+from app.ui.widgets.answer import AnswerView, SegmentPlaceholder
 from app.ui.widgets.markdown_view import StreamedMarkdown
 from app.wire.engine import Api
 from tests.fakes import provider as fake
@@ -78,3 +82,46 @@ async def test_resizing_rebuilds_sleeping_segments_at_the_new_width(
         assert all(s.measured_width == asleep[0].measured_width for s in asleep)
         assert asleep[0].measured_width < 50  # measured at the new width
         assert "The end." in screen_text(app)
+
+
+class Shows(App[None]):
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+
+
+class OneWidget(Shows):
+    def compose(self) -> ComposeResult:
+        yield StreamedMarkdown()
+
+    async def on_mount(self) -> None:
+        await self.query_one(StreamedMarkdown).append(self.text)
+
+
+class Segmented(Shows):  # not a subclass of OneWidget: Textual would run both on_mount handlers
+    def compose(self) -> ComposeResult:
+        yield AnswerView()
+
+    async def on_mount(self) -> None:
+        answer = self.query_one(AnswerView)
+        for start in range(0, len(self.text), 7):  # streamed in small pieces
+            await answer.append(self.text[start : start + 7])
+        await answer.append("", final=True)
+        self.segment_count = len(answer.segments)
+
+
+async def rendered(app: Shows) -> list[str]:
+    async with app.run_test(size=(80, 160)) as pilot:
+        await pilot.pause(0.3)
+        return [strip.text.rstrip() for strip in app.screen._compositor.render_strips()]
+
+
+async def test_segment_seams_are_invisible(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(segments_module, "MIN_SEGMENT_LINES", 2)
+    text = long_markdown(2) + (
+        "### Small heading\n\ntext\n\n> a quote\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n"
+        "after the table\n\n---\n\n1. one\n2. two\n\n# Big heading\n\nThe end.\n"
+    )
+    segmented = Segmented(text)
+    assert await rendered(segmented) == await rendered(OneWidget(text))
+    assert segmented.segment_count >= 8

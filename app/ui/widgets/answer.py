@@ -34,8 +34,21 @@ class SegmentPlaceholder(Static):
 
 class AnswerView(Vertical):
     BLANK = True
+    # Inside one Markdown widget the margins between blocks collapse (a gap is the larger of the
+    # two); across two widgets they add up. Every block ends with a bottom margin of 1, so a
+    # segment's first block takes one line less at its top, and the seam looks like no seam.
+    # (Whole margins are given: Textual's margin-top alone would zero the other sides.)
     DEFAULT_CSS = """
-    AnswerView { height: auto; }
+    AnswerView {
+        height: auto;
+        StreamedMarkdown.-continued {
+            & > MarkdownH1:first-child, & > MarkdownH2:first-child { margin: 1 0 1 0; }
+            & > MarkdownH3:first-child, & > MarkdownH4:first-child { margin: 0 0 1 0; }
+            & > MarkdownH5:first-child, & > MarkdownH6:first-child { margin: 0 0 1 0; }
+            & > MarkdownFence:first-child { margin: 0 0 1 0; }
+            & > MarkdownBlockQuote:first-child { margin: 0 0 1 0; }
+        }
+    }
     """
 
     def __init__(self) -> None:
@@ -55,7 +68,7 @@ class AnswerView(Vertical):
             if index or not self.segments:
                 if not piece and index:
                     continue
-                segment = StreamedMarkdown()
+                segment = StreamedMarkdown(classes="-continued" if self.segments else None)
                 self.segments.append(segment)
                 self.sources.append("")
                 await self.mount(segment)
@@ -95,7 +108,7 @@ class AnswerView(Vertical):
         await self._swap(index, widget, placeholder)
 
     async def _wake(self, index: int, widget: SegmentPlaceholder) -> None:
-        markdown = StreamedMarkdown()
+        markdown = StreamedMarkdown(classes="-continued" if index else None)
         await self._swap(index, widget, markdown)
         await markdown.append(self.sources[index])
 
