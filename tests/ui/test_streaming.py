@@ -84,7 +84,7 @@ async def test_a_tool_call_card_builds_live_then_shows_json(
     fake_provider: FakeProvider, tmp_path: Path, api: Api
 ) -> None:
     tool = ToolUse("get_weather", ('{"city"', ': "Par', 'is", "unit": "c"}'), id="call_7")
-    fake_provider.push(fake.stream(api, replace(ANSWER, reasoning=(), tool=tool), delay=0.15))
+    fake_provider.push(fake.stream(api, replace(ANSWER, reasoning=(), tool=tool), delay=0.08))
     app = make_app(fake_config(fake_provider, api), tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "weather")
