@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from app.demo.frames import Answer, ToolUse
+from app.demo.frames import Answer, ToolUse, sse
 from app.ui.widgets.tool_call import INVALID_FLAG
 from app.wire.engine import Api
 from app.wire.turn import TurnStatus
@@ -142,3 +142,30 @@ async def test_model_output_is_shown_literally(fake_provider: FakeProvider, tmp_
         assert "[b]prompt[/b]" in screen
         assert "\x1b" not in screen
         assert "\x07" not in screen
+
+
+async def test_sources_are_listed_under_the_answer(
+    fake_provider: FakeProvider, tmp_path: Path
+) -> None:
+    def chunk(delta: dict[str, object], finish: str | None = None) -> bytes:
+        choice = {"index": 0, "delta": delta, "finish_reason": finish}
+        return sse({"id": "c1", "object": "chat.completion.chunk", "choices": [choice]})
+
+    source = {"url": "https://example.com/a", "title": "Example [bold]A[/]"}
+    fake_provider.push(
+        fake.scripted(
+            [
+                (0.0, chunk({"role": "assistant", "content": "See the docs."})),
+                (0.0, chunk({"sources": [source]})),
+                (0.0, chunk({}, "stop")),
+                (0.0, b"data: [DONE]\n\n"),
+            ]
+        )
+    )
+    app = make_app(fake_config(fake_provider), tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "cite")
+        await wait_drawn(pilot)
+        screen = screen_text(app)
+        assert "Sources:" in screen
+        assert "1. Example [bold]A[/] — https://example.com/a" in screen
