@@ -316,3 +316,32 @@ async def test_add_and_remove_panes_between_two_and_four(
         assert await screen.remove_pane()
         assert not await screen.remove_pane()  # two is the least
         assert len(screen.panes) == 2
+
+
+async def test_one_pane_draws_new_text_per_render_tick(
+    fakes: dict[Api, FakeProvider], tmp_path: Path
+) -> None:
+    long_answer = replace(PLAIN, text=tuple(f"word{i} " for i in range(150)))
+    for api, server in fakes.items():
+        server.push(fake.stream(api, long_answer, delay=0.004))
+    app = compare_app(fakes, tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        screen = screen_of(app)
+        allowed: dict[int, list[int]] = {}
+
+        def spy(pane: ComparePane) -> bool:
+            ok = screen.may_draw(pane)
+            if ok:
+                allowed.setdefault(app.render_clock.ticks, []).append(pane.number)
+            return ok
+
+        for pane in screen.panes:
+            pane.gate = spy
+        await ask(pilot, "go")
+        await all_drawn(pilot)
+        assert [status(p) for p in screen.panes] == [TurnStatus.COMPLETE] * 3
+        assert all(len(numbers) == 1 for numbers in allowed.values()), allowed
+        assert {n for numbers in allowed.values() for n in numbers} == {1, 2, 3}  # each had turns
+        for pane in screen.panes:
+            assert pane.current is not None
+            assert pane.current.answer.source == "".join(long_answer.text)

@@ -8,6 +8,7 @@ the total time and the cost, and the figures the ranking line is built from.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable
 from typing import Any
 
 from textual.app import ComposeResult
@@ -15,8 +16,9 @@ from textual.widgets import Static
 
 from app.compare.stats import PaneStats, PaneTimes, pane_stats
 from app.compare.status import header_segments, pane_status_segments
-from app.ui.widgets.chat_pane import ChatPane
+from app.ui.widgets.chat_pane import STATUS_PERIOD, ChatPane
 from app.ui.widgets.status_bar import segments_content
+from app.wire.turn import Turn
 
 
 class ComparePaneHeader(Static):
@@ -49,6 +51,11 @@ class ComparePane(ChatPane):
         self.number = number
         self.label = label  # the pane's name in the ranking line
         self.header = ComparePaneHeader("", markup=False)
+        # Asked on each render tick whether this pane may draw its new text now (see
+        # CompareScreen.may_draw); None draws every tick, like a chat pane.
+        self.gate: Callable[[ComparePane], bool] | None = None
+        self.drawn_at_tick = -1  # the render tick this pane last drew new text on
+        self._drawn_shape: Hashable = None
 
     def compose(self) -> ComposeResult:
         yield self.header
@@ -66,6 +73,23 @@ class ComparePane(ChatPane):
     def renumber(self, number: int) -> None:
         self.number = number
         self.show_header()
+
+    def has_news(self) -> bool:
+        """New parts arrived since this pane last drew (cheap: the Turn's lists only grow)."""
+        turn = self.turn
+        return turn is not None and _shape(turn) != self._drawn_shape
+
+    async def flush(self, now: float) -> bool:
+        """Draw when the gate allows it; a settled turn always draws at once (final frame)."""
+        view = self.current
+        if view is None or view.turn.done or self.gate is None or self.gate(self):
+            if view is not None:
+                self._drawn_shape = _shape(view.turn)
+            return await super().flush(now)
+        if now - self._status_at >= STATUS_PERIOD:  # one line: a repaint, no reflow
+            self._status_at = now
+            self.update_status(now)
+        return False
 
     def stats(self, now: float) -> PaneStats | None:
         """The current turn in figures (live while it streams); None before the first prompt."""
@@ -88,6 +112,15 @@ class ComparePane(ChatPane):
             now,
         )
         self.status_bar.show(segments)
+
+
+def _shape(turn: Turn) -> Hashable:
+    return (
+        len(turn.text_parts),
+        len(turn.reasoning_parts),
+        sum(len(call.parts) for call in turn.calls.values()),
+        len(turn.sources),
+    )
 
 
 __all__ = ["ComparePane", "ComparePaneHeader"]
