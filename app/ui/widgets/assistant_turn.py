@@ -93,9 +93,21 @@ class AssistantTurn(Vertical):
 
     async def flush(self, now: float) -> bool:
         """Draw what arrived since the last tick. True once the turn is over and fully drawn."""
+        self.turn_watch.observe(self.turn, now)
+        return await self._draw(now)
+
+    async def show_settled(self) -> None:
+        """Draw a turn that is already over (a reopened conversation) in one go. The watch's
+        saved timings are kept as they are: nothing is observed, so nothing is re-timed."""
+        watch = self.turn_watch
+        now = next(
+            (t for t in (watch.ended_at, watch.last_token_at) if t is not None), watch.started
+        )
+        await self._draw(now)
+
+    async def _draw(self, now: float) -> bool:
         turn = self.turn
         final = turn.done  # read once: the worker may settle the turn while we draw
-        self.turn_watch.observe(turn, now)
         await self._flush_reasoning(now, final)
         await self._flush_answer(now, final)
         await self._flush_calls()
@@ -115,8 +127,10 @@ class AssistantTurn(Vertical):
             self._reasoning_seen = len(parts)
         if not self.reasoning.chars:
             return
-        live = not final and self.turn_watch.reasoning_ended is None
-        self.reasoning.set_heading(self.turn_watch.reasoning_seconds(now), live=live)
+        watch = self.turn_watch
+        live = not final and watch.reasoning_ended is None
+        known = watch.reasoning_started is not None  # not for a reopened turn
+        self.reasoning.set_heading(watch.reasoning_seconds(now) if known else None, live=live)
         if not self._answer_started and (self.turn.text_parts or self.turn.calls):
             self._answer_started = True
             if not self.keep_reasoning_open:

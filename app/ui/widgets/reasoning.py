@@ -80,9 +80,10 @@ class ReasoningPane(Collapsible):
             self._last_text = (self._last_text + safe)[-TAIL_CHARS * 4 :]
             self.add_class("-has-reasoning")
 
-    def set_heading(self, seconds: float, *, live: bool) -> None:
+    def set_heading(self, seconds: float | None, *, live: bool) -> None:
         label = "Reasoning…" if live else "Reasoning"
-        self.title = f"{label} · {format_size(self.chars)} · {format_seconds(seconds)}"
+        took = "" if seconds is None else f" · {format_seconds(seconds)}"
+        self.title = f"{label} · {format_size(self.chars)}{took}"
 
     async def render_pending(self) -> None:
         """Append buffered text while open; only the tail while collapsed."""

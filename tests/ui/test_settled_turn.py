@@ -1,0 +1,60 @@
+"""A turn that is already over (a reopened conversation) is drawn in one go, like a streamed one
+would end up, without re-timing it."""
+
+from __future__ import annotations
+
+from textual.app import App, ComposeResult
+
+from app.display.turn_watch import TurnWatch
+from app.ui.widgets.assistant_turn import AssistantTurn
+from app.wire.events import (
+    ReasoningDelta,
+    StreamError,
+    TextDelta,
+    ToolCallArgsDelta,
+    ToolCallEnd,
+    ToolCallStart,
+)
+from app.wire.turn import Turn
+from tests.ui.helpers import screen_text
+
+
+class ShowsATurn(App[None]):
+    def __init__(self, view: AssistantTurn) -> None:
+        super().__init__()
+        self.view = view
+
+    def compose(self) -> ComposeResult:
+        yield self.view
+
+    async def on_mount(self) -> None:
+        await self.view.show_settled()
+
+
+async def test_a_settled_turn_is_drawn_at_once_with_its_saved_timings() -> None:
+    turn = Turn()
+    turn.apply_all(
+        [
+            ReasoningDelta("Think [b]first[/b]."),
+            TextDelta("Partial **answer** with `code`"),
+            ToolCallStart(0, "call_9", "lookup"),
+            ToolCallArgsDelta(0, '{"q": "x"}'),
+            ToolCallEnd(0),
+            StreamError("overloaded_error", "Overloaded"),
+        ]
+    )
+    turn.end()
+    watch = TurnWatch(started=0.0, first_token_at=0.5, last_token_at=2.0, ended_at=2.0)
+    view = AssistantTurn(turn, watch, keep_reasoning_open=False)
+    app = ShowsATurn(view)
+    async with app.run_test(size=(90, 30)) as pilot:
+        await pilot.pause()
+        assert view.drawn
+        assert view.answer.source == "Partial **answer** with `code`"
+        assert view.reasoning.collapsed
+        assert view.reasoning.title == "Reasoning · 19 chars"  # no duration was saved
+        assert view.cards[0].shown == '{\n  "q": "x"\n}'
+        screen = screen_text(app)
+        assert "Think [b]first[/b]." in screen  # the collapsed pane's tail, literal
+        assert "✖ failed — overloaded_error: Overloaded" in screen
+    assert (watch.first_token_at, watch.last_token_at, watch.ended_at) == (0.5, 2.0, 2.0)
