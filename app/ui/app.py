@@ -22,12 +22,15 @@ from textual.theme import Theme
 from app.config import Config, ProviderConfig
 from app.paths import state_path, user_themes_dir
 from app.state import State, load_state, save_state
+from app.store import history_path
 from app.ui.commands import Choice, TriptychCommands
 from app.ui.connect import ClientMaker, pick_model, pick_provider
+from app.ui.history_actions import HistoryActions
 from app.ui.lag_probe import LagProbe
 from app.ui.palette import palette_choices
 from app.ui.render_clock import RenderClock
 from app.ui.screens.chat import ChatScreen
+from app.ui.session_store import History, PaneHistory
 from app.ui.themes import DEFAULT_THEME, load_themes
 from app.ui.widgets.assistant_turn import AssistantTurn
 from app.ui.widgets.chat_pane import ChatPane, Connect
@@ -52,8 +55,14 @@ class TriptychApp(App[int]):
         connect: Connect | None = None,
         state_file: Path | None = None,
         themes_dir: Path | None = None,
+        history_file: Path | None = None,
+        continue_last: bool = False,
     ) -> None:
+        """`history_file` None runs without history (tests); run_tui passes history_path()."""
         super().__init__()
+        self.history = History.open(history_file)
+        self.history_actions = HistoryActions(self, self.history)
+        self.continue_last = continue_last
         self.config = config
         self.state_file = state_file if state_file is not None else state_path()
         self.state = load_state(self.state_file)
@@ -67,6 +76,7 @@ class TriptychApp(App[int]):
             clock=self.render_clock,
             system=config.system,
             keep_reasoning_open=config.ui.reasoning_open,
+            history=PaneHistory(self.history.record(system=config.system)),
             id="pane",
         )
         self.reasoning_open = config.ui.reasoning_open
@@ -94,6 +104,9 @@ class TriptychApp(App[int]):
         self._show_title()
         for problem in [*self.config.warnings, *self.theme_problems]:
             self.notify(problem, severity="warning", timeout=8, markup=False)
+        self.history_actions.announce()
+        if self.continue_last:
+            self.call_after_refresh(self._continue_last)  # once the chat screen is mounted
         if self._probe is not None:
             self._probe.start()
         self.call_after_refresh(gc.freeze)  # the startup heap is never garbage: stop scanning it
@@ -130,6 +143,13 @@ class TriptychApp(App[int]):
     def switch_to(self, provider: ProviderConfig, model: str) -> None:
         self.run_worker(self.use_provider(provider, model), group="switch", exit_on_error=False)
 
+    def _continue_last(self) -> None:
+        reopen = self.history_actions.continue_last()
+        self.run_worker(reopen, group="switch", exit_on_error=False)
+
+    def action_show_history(self) -> None:
+        self.history_actions.show()
+
     def action_new_chat(self) -> None:
         self.run_worker(self.pane.new_chat(), group="switch", exit_on_error=False)
 
@@ -159,6 +179,7 @@ class TriptychApp(App[int]):
         """However the app ends: GC back on, the demo server down, the lag report written."""
         self.render_clock.stop()
         self._maker.close_demo()
+        self.history.close()
         if self._probe is not None:
             self._probe.write()
             self._probe = None
@@ -172,9 +193,16 @@ def run_tui(
     compare: list[str] | None,
     continue_last: bool,
 ) -> int:
-    """Run the chat UI. `compare` and `continue_last` are accepted for the CLI's sake; side by
-    side and resuming history are separate pieces of work."""
-    result = TriptychApp(config, provider=provider, model=model).run()
+    """Run the chat UI with the history file in the data dir. `compare` is accepted for the
+    CLI's sake; side by side is a separate piece of work."""
+    app = TriptychApp(
+        config,
+        provider=provider,
+        model=model,
+        history_file=history_path(),
+        continue_last=continue_last,
+    )
+    result = app.run()
     return int(result or 0)
 
 

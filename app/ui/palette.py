@@ -26,6 +26,7 @@ def palette_choices(app: TriptychApp) -> list[Choice]:
         Choice("Copy last answer", lambda: copy_answer(app), "raw Markdown, via OSC 52"),
         Choice("Change theme…", app.search_themes, f"now: {app.theme}"),
     ]
+    choices += app.history_actions.palette_choices()
     answer = last_answer(app)
     for number, block in enumerate(code_blocks(answer), 1):
         choices.append(Choice(block.label(number), partial(copy_text, app, block.code), "raw code"))

@@ -21,8 +21,12 @@ from app.ui.widgets.prompt import PromptInput
 class ChatScreen(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "stop_stream", "stop", priority=True),
+        Binding("escape", "cancel_edit", "cancel edit", priority=True),
+        Binding("ctrl+t", "retry", "retry"),
         Binding("ctrl+r", "toggle_reasoning", "reasoning"),
         Binding("ctrl+n", "new_chat", "new chat"),
+        Binding("ctrl+o", "app.show_history", "history"),
+        Binding("ctrl+l", "edit_last_prompt", "edit last", show=False),
         # The prompt has focus; page keys scroll the conversation (and stop following it).
         Binding("pageup", "scroll_transcript(-1)", "scroll up", show=False, priority=True),
         Binding("pagedown", "scroll_transcript(1)", "scroll down", show=False, priority=True),
@@ -32,6 +36,7 @@ class ChatScreen(Screen[None]):
         super().__init__()
         self.pane = pane
         self.prompt = PromptInput(id="prompt")
+        self.editing = False  # the prompt holds the last prompt, to replace the last exchange
 
     def compose(self) -> ComposeResult:
         yield Header(icon="◧")
@@ -46,6 +51,12 @@ class ChatScreen(Screen[None]):
         if action == "stop_stream":
             turn = self.pane.turn
             return turn is not None and not turn.done
+        if action == "cancel_edit":
+            return self.editing
+        if action == "retry":
+            return self.pane.can_retry
+        if action == "edit_last_prompt":
+            return not self.pane.streaming and self.pane.last_prompt() is not None
         return True
 
     def action_stop_stream(self) -> None:
@@ -61,7 +72,37 @@ class ChatScreen(Screen[None]):
     async def action_new_chat(self) -> None:
         await self.pane.new_chat()
 
+    async def action_retry(self) -> None:
+        await self.pane.retry()
+        self.refresh_bindings()
+
+    def action_edit_last_prompt(self) -> None:
+        """Put the last prompt back in the input; sending it replaces the last exchange."""
+        last = self.pane.last_prompt()
+        if last is None or self.pane.streaming:
+            return
+        self.editing = True
+        self.prompt.load_text(last)
+        self.prompt.move_cursor(self.prompt.document.end)
+        self.prompt.border_title = "editing the last prompt · Enter resends it · Esc cancels"
+        self.prompt.focus()
+        self.refresh_bindings()
+
+    def action_cancel_edit(self) -> None:
+        self._end_edit()
+        self.prompt.clear()
+
+    def _end_edit(self) -> None:
+        self.editing = False
+        self.prompt.border_title = None
+        self.refresh_bindings()
+
     async def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
+        if self.editing:
+            self._end_edit()
+            if await self.pane.replace_last_exchange(message.text):
+                self.refresh_bindings()
+                return
         if not await self.pane.send(message.text):
             self.prompt.load_text(message.text)
             self.notify("Still answering — press Esc to stop it first.", severity="warning")

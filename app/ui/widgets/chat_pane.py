@@ -16,6 +16,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
+from textual.widgets import Button
 from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
 from app.config import ConfigError, ProviderConfig
@@ -23,14 +24,18 @@ from app.conversation import Conversation
 from app.display.status_line import StatusInput, status_segments
 from app.display.turn_watch import TurnWatch
 from app.providers.client import Timing
+from app.store import StoredConversation, StoredMessage
 from app.ui.render_clock import RenderClock
+from app.ui.session_store import PaneHistory, TurnRecord, continued_conversation
 from app.ui.widgets.assistant_turn import AssistantTurn
+from app.ui.widgets.history_turn import EarlierMessages, mount_stored, window_start
 from app.ui.widgets.status_bar import StatusBar
 from app.ui.widgets.transcript import Transcript
 from app.ui.widgets.user_message import UserMessage
-from app.wire.turn import Turn
+from app.wire.turn import Turn, TurnStatus
 
 STATUS_PERIOD = 0.1  # the status bar redraws at most 10 times a second
+RETRYABLE = frozenset({TurnStatus.STOPPED, TurnStatus.INTERRUPTED, TurnStatus.FAILED})
 
 
 class TurnStreamer(Protocol):
@@ -75,9 +80,14 @@ class ChatPane(Vertical):
         clock: RenderClock,
         system: str | None = None,
         keep_reasoning_open: bool = False,
+        history: PaneHistory | None = None,
         id: str | None = None,
     ) -> None:
         super().__init__(id=id)
+        self.history = history if history is not None else PaneHistory.off()
+        self._record: TurnRecord | None = None
+        self._reopened = False
+        self._earlier: list[StoredMessage] = []  # not drawn yet: the start of a long reopened one
         self.provider = provider
         self.model = model
         self.keep_reasoning_open = keep_reasoning_open
@@ -123,13 +133,21 @@ class ChatPane(Vertical):
         if self.streaming:
             return False
         self.conversation.add_user(text)
+        self.history.prompt(text)  # stored before any request is sent
+        await self._start_turn(UserMessage(text))
+        return True
+
+    async def _start_turn(self, prompt: UserMessage | None = None) -> None:
+        self._reopened = False
         now = self._clock.now()
+        self._timing = None  # a turn that fails before its request has no timings
         turn = Turn()
         self.current = AssistantTurn(
             turn, TurnWatch(started=now), keep_reasoning_open=self.keep_reasoning_open
         )
-        await self.transcript.mount_all([UserMessage(text), self.current])
+        await self.transcript.mount_all([w for w in (prompt, self.current) if w is not None])
         self.transcript.follow()
+        self._record = self.history.start_turn(self.provider.name, self.model, self.provider.api)
         self._status_at = float("-inf")
         self._clock.add(self)
         try:
@@ -138,10 +156,9 @@ class ChatPane(Vertical):
             turn.fail("missing_api_key", str(exc))
             turn.end()
             self._clock.tick_now()
-            return True
+            return
         self._timing = Timing(started=now)
         self._worker = self._stream(client, turn, self._timing)
-        return True
 
     @work(group="stream", exclusive=True, exit_on_error=False)
     async def _stream(self, client: TurnStreamer, turn: Turn, timing: Timing) -> None:
@@ -170,6 +187,9 @@ class ChatPane(Vertical):
         if worker is not None and not worker.is_finished:
             with contextlib.suppress(WorkerCancelled, WorkerFailed):
                 await worker.wait()
+        turn = self.turn
+        if self._record is not None and turn is not None:
+            self._record.finish(turn, self._timing)  # e.g. quitting before the last tick
 
     async def flush(self, now: float) -> bool:
         """Called by the render clock: draw the turn, and the status at most 10 times a second."""
@@ -180,6 +200,10 @@ class ChatPane(Vertical):
         if timing is not None and timing.first_token is not None:
             view.turn_watch.first_token_at = timing.first_token  # the client's is exact
         final = await view.flush(now)
+        if self._record is not None:
+            self._record.tick(view.turn, now)
+            if final:
+                self._record.finish(view.turn, timing)
         await self.transcript.virtualize()
         self.transcript.settle_anchor()
         if final or now - self._status_at >= STATUS_PERIOD:
@@ -195,7 +219,7 @@ class ChatPane(Vertical):
         return final
 
     def update_status(self, now: float) -> None:
-        view = self.current
+        view = None if self._reopened else self.current
         info = StatusInput(
             self.provider.name,
             self.model,
@@ -208,9 +232,95 @@ class ChatPane(Vertical):
     async def new_chat(self) -> None:
         await self.settle()
         self.conversation = Conversation(system=self.conversation.system)
+        self.history = self.history.fresh()
         self.current = None
         await self.transcript.remove_children()
         self.update_status(self._clock.now())
+
+    # -- history: retry, edit, reopen ------------------------------------------------------------
+
+    @property
+    def can_retry(self) -> bool:
+        """The last turn did not complete and nothing is running."""
+        turn = self.turn
+        return not self.streaming and turn is not None and turn.status in RETRYABLE
+
+    async def retry(self) -> bool:
+        """Ask the last prompt again as a new request; the unfinished answer stays on screen
+        (and in the history) but is not sent back."""
+        if not self.can_retry or self.last_prompt() is None:
+            return False
+        messages = self.conversation.messages
+        if messages and messages[-1].turn is self.turn:
+            messages.pop()
+        await self._start_turn()
+        return True
+
+    def last_prompt(self) -> str | None:
+        for message in reversed(self.conversation.messages):
+            if message.role == "user":
+                return message.text
+        return None
+
+    async def replace_last_exchange(self, text: str) -> bool:
+        """Edit and resend: the last prompt and its answers go (screen, history, request)."""
+        if self.streaming or self.last_prompt() is None:
+            return False
+        messages = self.conversation.messages
+        last_user = max(i for i, m in enumerate(messages) if m.role == "user")
+        del messages[last_user:]
+        self.history.record.drop_last_exchange()
+        prompts = list(self.transcript.query_children(UserMessage))
+        if prompts:
+            children = list(self.transcript.children)
+            await self.transcript.remove_children(children[children.index(prompts[-1]) :])
+        self.current = None
+        return await self.send(text)
+
+    async def show_stored(self, stored: StoredConversation, history: PaneHistory) -> None:
+        """Replace the transcript with a finished conversation (its end, if it is long) and
+        carry on from it."""
+        await self.settle()
+        self.history = history
+        self.conversation = continued_conversation(stored, history.pane)
+        self.current = None
+        self._record = None
+        await self.transcript.remove_children()
+        start = window_start(stored.messages)
+        self._earlier = stored.messages[:start]
+        if start:
+            await self.transcript.mount(EarlierMessages(start))
+        views = await mount_stored(
+            self.transcript,
+            stored.messages[start:],
+            history.pane,
+            keep_reasoning_open=self.keep_reasoning_open,
+        )
+        self.current = views[-1] if views else None
+        self._reopened = True  # each stored answer shows its own status line
+        self.update_status(self._clock.now())
+        self.screen.refresh_bindings()  # retry may apply to the last stored answer
+        self.transcript.scroll_end(animate=False, immediate=False)
+        self.call_after_refresh(self.transcript.settle_anchor)
+
+    async def on_button_pressed(self, event: Button.Pressed) -> None:
+        button = event.button
+        if not isinstance(button, EarlierMessages):
+            return
+        event.stop()
+        start = window_start(self._earlier)
+        batch, self._earlier = self._earlier[start:], self._earlier[:start]
+        await mount_stored(
+            self.transcript,
+            batch,
+            self.history.pane,
+            keep_reasoning_open=self.keep_reasoning_open,
+            after=button,
+        )
+        if self._earlier:
+            button.label = EarlierMessages.label_for(len(self._earlier))
+        else:
+            await button.remove()
 
     async def use(self, provider: ProviderConfig, model: str) -> None:
         """Switch provider and/or model for the next turns (the running one is stopped)."""

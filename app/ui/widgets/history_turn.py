@@ -9,12 +9,15 @@ it when the user asks for it.
 
 from __future__ import annotations
 
+from textual.widget import Widget
 from textual.widgets import Button, Static
 
 from app.display.status_line import Segment, StatusInput, status_segments
 from app.display.turn_watch import TurnWatch
 from app.store import StoredMessage
+from app.ui.widgets.assistant_turn import AssistantTurn
 from app.ui.widgets.status_bar import segments_content
+from app.ui.widgets.user_message import UserMessage
 
 
 def stored_watch(message: StoredMessage) -> TurnWatch:
@@ -95,10 +98,41 @@ class EarlierMessages(Button):
         return f"▲ {count} earlier message{'s' if count != 1 else ''} · press to show"
 
 
+async def mount_stored(
+    transcript: Widget,
+    messages: list[StoredMessage],
+    pane: int,
+    *,
+    keep_reasoning_open: bool,
+    after: Widget | None = None,
+) -> list[AssistantTurn]:
+    """Draw finished messages (prompts, this pane's answers with their saved status line) and
+    return the answer views. The newest answers are drawn first: they are the ones in view."""
+    widgets: list[Widget] = []
+    views: list[AssistantTurn] = []
+    for message in messages:
+        if message.role == "user":
+            widgets.append(UserMessage(message.text))
+        elif message.pane == pane and message.turn is not None:
+            view = AssistantTurn(
+                message.turn, stored_watch(message), keep_reasoning_open=keep_reasoning_open
+            )
+            views.append(view)
+            widgets += [view, StoredTurnInfo(message)]
+    if after is None:
+        await transcript.mount_all(widgets)
+    else:
+        await transcript.mount_all(widgets, after=after)
+    for view in reversed(views):
+        await view.show_settled()
+    return views
+
+
 __all__ = [
     "SHOWN_CHARS",
     "EarlierMessages",
     "StoredTurnInfo",
+    "mount_stored",
     "stored_segments",
     "stored_watch",
     "window_start",

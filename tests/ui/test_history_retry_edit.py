@@ -1,0 +1,162 @@
+"""Retry after an unfinished turn, edit-and-resend of the last prompt, and export from the
+palette, over the fake provider with the history file in a temp dir."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import replace
+from pathlib import Path
+
+from app.config import Config, UiSettings
+from app.ui.screens.chat import ChatScreen
+from app.ui.widgets.assistant_turn import AssistantTurn
+from app.ui.widgets.prompt import PromptInput
+from app.ui.widgets.user_message import UserMessage
+from app.wire.engine import Api
+from app.wire.turn import TurnStatus
+from tests.fakes import provider as fake
+from tests.fakes.provider import ANSWER, FakeProvider
+from tests.ui.helpers import SIZE, fake_config, make_app, screen_text, send, wait_drawn, wait_until
+
+PLAIN = replace(ANSWER, reasoning=(), tool=None)
+SECRET = "sk-test-0123456789abcdef"
+
+
+def rows(path: Path, sql: str) -> list[tuple[object, ...]]:
+    with sqlite3.connect(path) as conn:
+        return list(conn.execute(sql))
+
+
+def user_texts(body: dict[str, object]) -> list[object]:
+    messages = body["messages"]
+    assert isinstance(messages, list)
+    return [m["content"] for m in messages if m["role"] == "user"]
+
+
+async def test_retry_sends_the_same_prompt_again_after_a_failure(
+    fake_provider: FakeProvider, tmp_path: Path
+) -> None:
+    db = tmp_path / "history.sqlite3"
+    fake_provider.push(
+        fake.stream(Api.CHAT, PLAIN),
+        fake.cut_mid_event(Api.CHAT, PLAIN),
+        fake.stream(Api.CHAT, PLAIN),
+    )
+    app = make_app(fake_config(fake_provider), tmp_path, history_file=db)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "warm up")
+        await wait_drawn(pilot)
+        assert "retry" not in screen_text(app)  # nothing to retry after a complete answer
+        await send(pilot, "try this")
+        await wait_drawn(pilot)
+        assert app.pane.turn is not None
+        assert app.pane.turn.status is TurnStatus.INTERRUPTED
+        partial = app.pane.turn.text
+        assert "retry" in screen_text(app)  # shown in the footer only now
+        await pilot.press("ctrl+t")
+        await wait_until(pilot, lambda: len(fake_provider.requests) == 3, what="the retry")
+        await wait_drawn(pilot)
+        assert app.pane.turn.status is TurnStatus.COMPLETE
+        body = fake_provider.requests[-1].json
+        assert user_texts(body) == ["warm up", "try this"]  # the same prompt, once
+        assert body["messages"][-1] == {"role": "user", "content": "try this"}
+        assert partial not in [m.get("content") for m in body["messages"]]
+        transcript = app.pane.transcript
+        assert [m.text for m in transcript.query(UserMessage)] == ["warm up", "try this"]
+        statuses = [view.turn.status for view in transcript.query(AssistantTurn)]
+        assert statuses == [TurnStatus.COMPLETE, TurnStatus.INTERRUPTED, TurnStatus.COMPLETE]
+        assert "retry" not in screen_text(app)
+        await pilot.press("ctrl+t")  # nothing to retry now: no request
+        await pilot.pause(0.2)
+        assert len(fake_provider.requests) == 3
+    saved = rows(db, "SELECT role, status FROM messages ORDER BY id")
+    assert saved == [
+        ("user", None),
+        ("assistant", "complete"),
+        ("user", None),
+        ("assistant", "interrupted"),  # the unfinished answer is kept
+        ("assistant", "complete"),
+    ]
+
+
+async def test_edit_the_last_prompt_and_resend_replaces_the_last_exchange(
+    fake_provider: FakeProvider, tmp_path: Path
+) -> None:
+    db = tmp_path / "history.sqlite3"
+    fake_provider.push(*(fake.stream(Api.CHAT, PLAIN) for _ in range(3)))
+    app = make_app(fake_config(fake_provider), tmp_path, history_file=db)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "first")
+        await wait_drawn(pilot)
+        await send(pilot, "teh typo")
+        await wait_drawn(pilot)
+        prompt = app.screen.query_one("#prompt", PromptInput)
+        await pilot.press("ctrl+l")
+        await pilot.pause()
+        assert prompt.text == "teh typo"
+        assert "Esc cancels" in screen_text(app)
+        await pilot.press("escape")  # cancel: nothing changes
+        await pilot.pause()
+        assert prompt.text == ""
+        await pilot.press("ctrl+p", *"edit the last")  # the palette offers it too
+        await wait_until(pilot, lambda: "Edit the last prompt" in screen_text(app))
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: prompt.text == "teh typo", what="the palette's edit")
+        prompt.load_text("the fix")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: len(fake_provider.requests) == 3, what="the resend")
+        await wait_drawn(pilot)
+        body = fake_provider.requests[-1].json
+        assert user_texts(body) == ["first", "the fix"]
+        assert [m["role"] for m in body["messages"]] == ["user", "assistant", "user"]
+        transcript = app.pane.transcript
+        assert [m.text for m in transcript.query(UserMessage)] == ["first", "the fix"]
+        assert len(transcript.query(AssistantTurn)) == 2
+        assert "teh typo" not in screen_text(app)
+    saved = rows(db, "SELECT role, text FROM messages ORDER BY id")
+    assert [text for role, text in saved if role == "user"] == ["first", "the fix"]
+    assert len(saved) == 4
+
+
+async def test_export_from_the_palette_writes_files_without_the_key(
+    fake_provider: FakeProvider, tmp_path: Path
+) -> None:
+    db = tmp_path / "data" / "history.sqlite3"
+    provider = fake_provider.provider(Api.CHAT, name="fake", model="m-1", api_key=SECRET)
+    config = Config(path=None, default="fake", providers={"fake": provider}, ui=UiSettings())
+    fake_provider.push(
+        fake.http_error(Api.CHAT, 401, "invalid_api_key", f"Incorrect API key provided: {SECRET}"),
+        fake.stream(Api.CHAT),
+    )
+    app = make_app(config, tmp_path, history_file=db)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await send(pilot, "who am I")
+        await wait_drawn(pilot)
+        await send(pilot, "and now?")
+        await wait_drawn(pilot)
+        assert fake_provider.requests[0].headers["authorization"] == f"Bearer {SECRET}"
+        exports = tmp_path / "data" / "exports"
+
+        async def export_with_the_palette(words: str, files: int) -> None:
+            await pilot.press("ctrl+p", *words)
+            await wait_until(pilot, lambda: "conversation as" in screen_text(app), what="a hit")
+            await pilot.press("enter")
+            await wait_until(pilot, lambda: len(list(exports.glob("*"))) == files, what="export")
+            await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen))
+
+        await export_with_the_palette("markdown", 1)
+        await export_with_the_palette("as json", 2)
+        assert "Exported to" in screen_text(app)
+    markdown = next(exports.glob("*.md")).read_text()
+    document = json.loads(next(exports.glob("*.json")).read_text())
+    assert "who am I" in markdown
+    assert "Hello, world." in markdown
+    assert "Incorrect API key provided" in markdown  # the error is kept, the key is not
+    assert [m["role"] for m in document["messages"]] == ["user", "assistant"] * 2
+    written = [markdown, json.dumps(document)]
+    files = [f for f in db.parent.rglob("*") if f.is_file()]
+    assert db in files
+    written += [f.read_bytes().decode("utf-8", "replace") for f in files]
+    for text in written:
+        assert SECRET not in text
