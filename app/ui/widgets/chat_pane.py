@@ -3,6 +3,9 @@
 The pane owns the worker (`@work(group="stream", exclusive=True)` on the pane, so panes side by
 side never cancel each other) and the Conversation. The worker only awaits the client, which
 fills the Turn in place; drawing happens when the app's render clock calls `flush`.
+
+History goes through the pane's `PaneHistory` (app/ui/session_store.py): the prompt is stored
+before the request, the turn is saved from `flush` (throttled) and once more when it settles.
 """
 
 from __future__ import annotations
