@@ -160,3 +160,35 @@ async def test_export_from_the_palette_writes_files_without_the_key(
     written += [f.read_bytes().decode("utf-8", "replace") for f in files]
     for text in written:
         assert SECRET not in text
+
+
+async def test_an_edit_does_not_follow_into_another_conversation(
+    fake_provider: FakeProvider, tmp_path: Path
+) -> None:
+    db = tmp_path / "history.sqlite3"
+    fake_provider.push(*(fake.stream(Api.CHAT, PLAIN) for _ in range(3)))
+    app = make_app(fake_config(fake_provider), tmp_path, history_file=db)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "in the first chat")
+        await wait_drawn(pilot)
+        first = app.pane.history.record.conv_id
+        await pilot.press("ctrl+n")
+        await send(pilot, "in the second chat")
+        await wait_drawn(pilot)
+        second = app.pane.history.record.conv_id
+        await pilot.press("ctrl+l")  # editing the second chat's last prompt...
+        await pilot.press("ctrl+o")  # ...then reopening the first one
+        await wait_until(pilot, lambda: len(app.screen.query("HistoryList")) == 1)
+        await pilot.press("down", "down", "enter")
+        await wait_until(pilot, lambda: app.pane.history.record.conv_id == first)
+        await pilot.pause()
+        await pilot.press("enter")  # sent as a new prompt here; nothing replaced anywhere
+        await wait_until(pilot, lambda: len(fake_provider.requests) == 3, what="the send")
+        await wait_drawn(pilot)
+    prompts = "SELECT conversation_id, role, text FROM messages WHERE role = 'user' ORDER BY id"
+    saved = rows(db, prompts)
+    assert saved == [
+        (first, "user", "in the first chat"),
+        (second, "user", "in the second chat"),
+        (first, "user", "in the second chat"),
+    ]

@@ -14,6 +14,7 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import Footer, Header
 
+from app.conversation import Conversation
 from app.ui.widgets.chat_pane import ChatPane
 from app.ui.widgets.prompt import PromptInput
 
@@ -36,7 +37,9 @@ class ChatScreen(Screen[None]):
         super().__init__()
         self.pane = pane
         self.prompt = PromptInput(id="prompt")
-        self.editing = False  # the prompt holds the last prompt, to replace the last exchange
+        # While set, the prompt holds the last prompt of this conversation; sending it replaces
+        # the last exchange (only if the pane still shows that conversation).
+        self.editing: Conversation | None = None
 
     def compose(self) -> ComposeResult:
         yield Header(icon="◧")
@@ -52,7 +55,7 @@ class ChatScreen(Screen[None]):
             turn = self.pane.turn
             return turn is not None and not turn.done
         if action == "cancel_edit":
-            return self.editing
+            return self.editing is not None
         if action == "retry":
             return self.pane.can_retry
         if action == "edit_last_prompt":
@@ -70,6 +73,8 @@ class ChatScreen(Screen[None]):
         self.app.action_toggle_reasoning()  # type: ignore[attr-defined]
 
     async def action_new_chat(self) -> None:
+        if self.editing is not None:
+            self._end_edit()  # the draft stays, as a new prompt
         await self.pane.new_chat()
 
     async def action_retry(self) -> None:
@@ -81,7 +86,7 @@ class ChatScreen(Screen[None]):
         last = self.pane.last_prompt()
         if last is None or self.pane.streaming:
             return
-        self.editing = True
+        self.editing = self.pane.conversation
         self.prompt.load_text(last)
         self.prompt.move_cursor(self.prompt.document.end)
         self.prompt.border_title = "editing the last prompt · Enter resends it · Esc cancels"
@@ -93,14 +98,17 @@ class ChatScreen(Screen[None]):
         self.prompt.clear()
 
     def _end_edit(self) -> None:
-        self.editing = False
+        self.editing = None
         self.prompt.border_title = None
         self.refresh_bindings()
 
     async def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
-        if self.editing:
+        editing = self.editing
+        if editing is not None:
             self._end_edit()
-            if await self.pane.replace_last_exchange(message.text):
+            if editing is self.pane.conversation and await self.pane.replace_last_exchange(
+                message.text
+            ):
                 self.refresh_bindings()
                 return
         if not await self.pane.send(message.text):
