@@ -155,9 +155,10 @@ def _load(args: argparse.Namespace, environ: Mapping[str, str], stderr: TextIO) 
 
 def _tui(args: argparse.Namespace, config: Config) -> int:
     compare = [n.strip() for n in args.compare.split(",") if n.strip()] if args.compare else None
-    for name in [args.provider, *(compare or [])]:
-        if name is not None:
-            config.provider(name)  # an unknown name is a ConfigError: exit 2 before any UI
+    if args.provider is not None:
+        config.provider(args.provider)  # an unknown name is a ConfigError: exit 2 before any UI
+    if compare is not None:
+        _check_compare(args, config)
     try:
         run_tui: Callable[..., int] = _import_run_tui()
     except ImportError as exc:
@@ -169,6 +170,19 @@ def _tui(args: argparse.Namespace, config: Config) -> int:
         compare=compare,
         continue_last=args.continue_last,
     )
+
+
+def _check_compare(args: argparse.Namespace, config: Config) -> None:
+    from app.compare import CompareSpecError, parse_compare
+
+    if args.continue_last:
+        raise UsageError("--compare starts a new comparison and --continue reopens one: pick one")
+    if args.model is not None:
+        raise UsageError("--model is for one provider; with --compare give NAME:MODEL")
+    try:
+        parse_compare(args.compare, config)  # 2 to 4 known providers, or exit 2 now
+    except CompareSpecError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def _import_run_tui() -> Callable[..., int]:

@@ -24,6 +24,7 @@ from app.paths import state_path, user_themes_dir
 from app.state import State, load_state, save_state
 from app.store import history_path
 from app.ui.commands import Choice, TriptychCommands
+from app.ui.compare_actions import close_comparisons, startup_screen
 from app.ui.connect import ClientMaker, pick_model, pick_provider
 from app.ui.history_actions import HistoryActions
 from app.ui.lag_probe import LagProbe
@@ -57,8 +58,10 @@ class TriptychApp(App[int]):
         themes_dir: Path | None = None,
         history_file: Path | None = None,
         continue_last: bool = False,
+        compare: list[str] | None = None,
     ) -> None:
-        """`history_file` None runs without history (tests); run_tui passes history_path()."""
+        """`history_file` None runs without history (tests); run_tui passes history_path().
+        `compare`: start side by side with these providers (NAME or NAME:MODEL)."""
         super().__init__()
         self.history = History.open(history_file)
         self.history_actions = HistoryActions(self, self.history)
@@ -68,11 +71,13 @@ class TriptychApp(App[int]):
         self.state = load_state(self.state_file)
         self.render_clock = RenderClock(self, clock=clock)
         self._maker = ClientMaker(config)
+        self.connect = connect if connect is not None else self._maker.connect
+        self.compare = compare
         chosen = pick_provider(config, provider, self.state)
         self.pane = ChatPane(
             provider=chosen,
             model=pick_model(chosen, model, self.state),
-            connect=connect if connect is not None else self._maker.connect,
+            connect=self.connect,
             clock=self.render_clock,
             system=config.system,
             keep_reasoning_open=config.ui.reasoning_open,
@@ -105,6 +110,8 @@ class TriptychApp(App[int]):
         for problem in [*self.config.warnings, *self.theme_problems]:
             self.notify(problem, severity="warning", timeout=8, markup=False)
         self.history_actions.announce()
+        if self.compare:  # over the chat, which "continue alone" goes back to
+            self.push_screen(startup_screen(self, self.compare))
         if self.continue_last:
             self.call_after_refresh(self._continue_last)  # once the chat screen is mounted
         if self._probe is not None:
@@ -171,6 +178,7 @@ class TriptychApp(App[int]):
 
     async def action_quit(self) -> None:
         """Stop streams (closing their connections) before leaving."""
+        await close_comparisons(self)
         await self.pane.aclose()
         await self._maker.aclose()
         self.exit(0)
@@ -193,14 +201,15 @@ def run_tui(
     compare: list[str] | None,
     continue_last: bool,
 ) -> int:
-    """Run the chat UI with the history file in the data dir. `compare` is accepted for the
-    CLI's sake; side by side is a separate piece of work."""
+    """Run the chat UI (side by side when `compare` names providers) with the history file
+    in the data dir."""
     app = TriptychApp(
         config,
         provider=provider,
         model=model,
         history_file=history_path(),
         continue_last=continue_last,
+        compare=compare,
     )
     result = app.run()
     return int(result or 0)

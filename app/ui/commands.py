@@ -58,6 +58,10 @@ class TriptychCommands(ChoiceProvider):
     """The app's own commands: provider, model, chat, reasoning, copy, theme."""
 
     def choices(self) -> Sequence[Choice]:
+        own = getattr(self.screen, "palette_choices", None)  # e.g. the compare screen's
+        if callable(own):
+            found: Sequence[Choice] = own()
+            return found
         app: TriptychApp = self.app  # type: ignore[assignment]
         return app.palette_choices()
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from app.store import ConversationNotFound, ExportFormat, StoredConversation, StoreError
 from app.ui.commands import Choice
+from app.ui.compare_actions import leave_comparison
 from app.ui.screens.history import HistoryScreen
 from app.ui.session_store import History, PaneHistory
 
@@ -69,6 +70,7 @@ class HistoryActions:
         if stored.kind == "compare":
             await self._reopen_comparison(stored)
             return
+        await leave_comparison(self.app)  # a chat reopens in the chat screen
         await self._switch_to_stored_provider(stored)
         pane = self.app.pane
         await pane.show_stored(stored, PaneHistory(self.history.resume(stored), pane.history.pane))

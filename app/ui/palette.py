@@ -11,6 +11,7 @@ from app.config import ProviderConfig
 from app.display.code_blocks import code_blocks
 from app.providers.errors import ProviderError
 from app.ui.commands import Choice, show_choices
+from app.ui.compare_actions import pick_comparison
 
 if TYPE_CHECKING:
     from app.ui.app import TriptychApp
@@ -22,6 +23,7 @@ def palette_choices(app: TriptychApp) -> list[Choice]:
         Choice("Switch provider…", lambda: pick_provider(app), f"now: {pane.provider.name}"),
         Choice("Switch model…", lambda: pick_model(app), f"now: {pane.model}"),
         Choice("New chat", app.action_new_chat, "clear the conversation"),
+        Choice("Compare with…", lambda: pick_comparison(app), "side by side, same conversation"),
         Choice("Toggle reasoning panes", app.action_toggle_reasoning, "ctrl+r"),
         Choice("Copy last answer", lambda: copy_answer(app), "raw Markdown, via OSC 52"),
         Choice("Change theme…", app.search_themes, f"now: {app.theme}"),

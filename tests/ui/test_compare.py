@@ -23,7 +23,7 @@ from app.wire.engine import Api
 from app.wire.turn import TurnStatus
 from tests.fakes import provider as fake
 from tests.fakes.provider import ANSWER, FakeProvider
-from tests.ui.helpers import screen_text, wait_until
+from tests.ui.helpers import make_app, screen_text, wait_until
 
 WIDE = (160, 48)
 NARROW = (80, 40)
@@ -50,24 +50,8 @@ def three_config(fakes: dict[Api, FakeProvider]) -> Config:
     return Config(path=None, default="cc", providers=providers)
 
 
-class _TempCompareApp(TriptychApp):  # TEMP until run_tui takes compare
-    CSS_PATH = str(Path(__file__).parents[2] / "app/ui/app.tcss")
-
-    def on_mount(self) -> None:
-        super().on_mount()
-        from app.ui.screens.compare import PaneMaker
-
-        maker = PaneMaker(self._maker.connect, self.render_clock, self.config.system)
-        names = ["cc", "am", "rs"]
-        choices = [(self.config.providers[n], self.config.providers[n].model) for n in names]
-        self.push_screen(CompareScreen(maker, choices))
-
-
-def compare_app(fakes: dict[Api, FakeProvider], tmp_path: Path) -> TriptychApp:
-    config = three_config(fakes)
-    return _TempCompareApp(
-        config, state_file=tmp_path / "state.toml", themes_dir=tmp_path / "themes"
-    )
+def compare_app(fakes: dict[Api, FakeProvider], tmp_path: Path, **kwargs: Any) -> TriptychApp:
+    return make_app(three_config(fakes), tmp_path, compare=["cc", "am", "rs"], **kwargs)
 
 
 def screen_of(app: TriptychApp) -> CompareScreen:

@@ -160,30 +160,18 @@ def providers() -> dict[str, ProviderConfig]:
     return found
 
 
-class _TempCompareApp(TriptychApp):  # TEMP until run_tui takes compare
-    CSS_PATH = str(Path(__file__).parents[2] / "app/ui/app.tcss")
-
-    def on_mount(self) -> None:
-        super().on_mount()
-        from app.ui.screens.compare import PaneMaker
-
-        maker = PaneMaker(self._connect_for_test, self.render_clock, None)
-        choices = [(p, p.model) for p in self.config.providers.values()]
-        self.push_screen(CompareScreen(maker, choices))
-
-
 def scripted_compare(tmp_path: Path) -> tuple[TriptychApp, Conductor]:
     clock = FakeClock()
     conductor = Conductor(clock)
     config = Config(path=None, default="swift", providers=providers())
-    app = _TempCompareApp(
+    app = TriptychApp(
         config,
         clock=clock,
         connect=lambda provider: conductor.streamer(provider.name),
         state_file=tmp_path / "state.toml",
         themes_dir=tmp_path / "themes",
+        compare=list(SCRIPTS),
     )
-    app._connect_for_test = lambda provider: conductor.streamer(provider.name)  # type: ignore[attr-defined]
     conductor.ticks = lambda: app.render_clock.ticks
     conductor.live = lambda: app.render_clock.live
     return app, conductor

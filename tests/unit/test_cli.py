@@ -302,17 +302,17 @@ def test_tui_gets_the_parsed_flags(
         return 0
 
     monkeypatch.setattr(cli, "_import_run_tui", lambda: run_tui)
-    argv = ["--provider", "demo", "--model", "x", "--compare", "demo, demo-messages", "--continue"]
+    argv = ["--provider", "demo", "--model", "x", "--continue"]
     assert run(capsys, *argv)[0] == 0
     assert calls == [
         {
             "providers": {"demo", "demo-messages", "demo-responses"},
             "provider": "demo",
             "model": "x",
-            "compare": ["demo", "demo-messages"],
+            "compare": None,
             "continue_last": True,
         }
-    ]
+    ]  # --compare's own flag checks are in tests/unit/test_compare.py
 
 
 def test_tui_missing_is_a_clear_error(

@@ -388,3 +388,41 @@ def test_the_compare_core_imports_neither_textual_nor_rich() -> None:
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+# -- triptych --compare (the TUI's flags) --------------------------------------------------------
+
+
+def test_tui_gets_the_compare_names(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: list[dict[str, object]] = []
+
+    def run_tui(config: object, **flags: object) -> int:
+        calls.append(flags)
+        return 0
+
+    monkeypatch.setattr(cli, "_import_run_tui", lambda: run_tui)
+    assert run(capsys, "--compare", "demo, demo-messages:big")[0] == 0
+    assert calls[0]["compare"] == ["demo", "demo-messages:big"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--compare", "demo"], "2 to 4"),
+        (["--compare", "demo,nope"], "unknown provider 'nope'"),
+        (["--compare", "demo,demo-messages", "--continue"], "pick one"),
+        (["--compare", "demo,demo-messages", "--model", "m"], "NAME:MODEL"),
+    ],
+)
+def test_tui_compare_usage_errors_exit_2(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    argv: list[str],
+    message: str,
+) -> None:
+    monkeypatch.setattr(cli, "_import_run_tui", lambda: pytest.fail("the UI must not start"))
+    code, _, err = run(capsys, *argv)
+    assert code == 2
+    assert message in err

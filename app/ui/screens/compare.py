@@ -4,15 +4,18 @@ one prompt that sends the same conversation to every pane, and a ranking line on
 Each pane is a whole ChatPane with its own worker, so a slow, failing or stopped provider holds
 no other back and its failure shows in its own pane only; all of them draw from the app's one
 render clock. Esc stops every stream; Ctrl+S stops the selected pane only. The selected pane
-(Alt+←/→, or Tab/click into it) is also the one Ctrl+O continues alone in a normal chat.
+(Alt+←/→, or Tab/click into it) is also the one Ctrl+G continues alone in a normal chat.
+
+History: the comparison is one conversation of kind "compare" in the store. The screen stores
+each shared prompt once; each pane saves its own answers under its own pane index.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from functools import partial
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import events
 from textual.app import ComposeResult
@@ -27,12 +30,17 @@ from app.conversation import Conversation
 from app.display.turn_watch import TurnWatch
 from app.ui.commands import Choice, show_choices
 from app.ui.render_clock import RenderClock
+from app.ui.session_store import ConversationRecord, PaneHistory
 from app.ui.widgets.assistant_turn import AssistantTurn
 from app.ui.widgets.chat_pane import ChatPane, Connect
 from app.ui.widgets.compare_pane import ComparePane
 from app.ui.widgets.compare_ranking import CompareRanking
 from app.ui.widgets.prompt import PromptInput
 from app.ui.widgets.user_message import UserMessage
+
+if TYPE_CHECKING:
+    from app.store import StoredConversation
+    from app.ui.app import TriptychApp
 
 MIN_PANE_WIDTH = 40  # columns; narrower than this and the panes stack
 
@@ -46,7 +54,14 @@ class PaneMaker:
     system: str | None = None
     keep_reasoning_open: bool = False
 
-    def make(self, number: int, label: str, provider: ProviderConfig, model: str) -> ComparePane:
+    def make(
+        self,
+        number: int,
+        label: str,
+        provider: ProviderConfig,
+        model: str,
+        history: PaneHistory | None = None,
+    ) -> ComparePane:
         return ComparePane(
             number=number,
             label=label,
@@ -56,6 +71,7 @@ class PaneMaker:
             clock=self.clock,
             system=self.system,
             keep_reasoning_open=self.keep_reasoning_open,
+            history=history,
         )
 
 
@@ -78,22 +94,33 @@ class CompareScreen(Screen[None]):
         Binding("ctrl+s", "stop_selected", "stop pane"),
         Binding("alt+left", "select(-1)", "pane ←"),
         Binding("alt+right", "select(1)", "pane →"),
-        Binding("ctrl+o", "continue_alone", "continue alone"),
+        Binding("ctrl+g", "continue_alone", "continue alone"),
         Binding("ctrl+r", "toggle_reasoning", "reasoning"),
+        Binding("ctrl+o", "app.show_history", "history", show=False),
         Binding("ctrl+n", "new_comparison", "new", show=False),
         Binding("pageup", "scroll_pane(-1)", "scroll up", show=False, priority=True),
         Binding("pagedown", "scroll_pane(1)", "scroll down", show=False, priority=True),
     ]
 
-    def __init__(self, maker: PaneMaker, choices: list[tuple[ProviderConfig, str]]) -> None:
-        """`choices`: (provider, model) per pane, in order."""
+    def __init__(
+        self,
+        maker: PaneMaker,
+        choices: list[tuple[ProviderConfig, str]],
+        *,
+        record: ConversationRecord | None = None,
+        store_panes: list[int] | None = None,
+    ) -> None:
+        """`choices`: (provider, model) per pane, in order. `record`: the conversation in the
+        history (None: no history); `store_panes`: each pane's index in it (default 0, 1, …)."""
         super().__init__()
         self.maker = maker
+        self.record = record
         labels = pane_labels([_with_model(p, m) for p, m in choices])
+        indexes = store_panes if store_panes is not None else list(range(len(choices)))
         self.panes: list[ComparePane] = [
-            maker.make(number, label, provider, model)
-            for number, (label, (provider, model)) in enumerate(
-                zip(labels, choices, strict=True), 1
+            maker.make(number, label, provider, model, self._pane_history(index))
+            for number, (label, (provider, model), index) in enumerate(
+                zip(labels, choices, indexes, strict=True), 1
             )
         ]
         self.selected = 0
@@ -113,6 +140,11 @@ class CompareScreen(Screen[None]):
         yield self.ranking
         yield self.prompt
         yield Footer()
+
+    def _pane_history(self, index: int) -> PaneHistory | None:
+        if self.record is None:
+            return None
+        return PaneHistory(self.record, pane=index, owns_prompts=False)
 
     def on_mount(self) -> None:
         self.title = "Compare"
@@ -184,6 +216,8 @@ class CompareScreen(Screen[None]):
             )
             return
         self.ranking.clear()
+        if self.record is not None:
+            self.record.prompt(message.text)  # once, before any request is sent
         for pane in self.panes:
             await pane.send(message.text)
         self.refresh_bindings()
@@ -220,7 +254,10 @@ class CompareScreen(Screen[None]):
             self.notify(f"A comparison has at most {MAX_PANES} panes.", severity="warning")
             return None
         source = self.selected_pane
-        pane = self.maker.make(len(self.panes) + 1, provider.name, provider, model)
+        index = 1 + max(p.history.pane for p in self.panes)  # never reuse a stored pane index
+        pane = self.maker.make(
+            len(self.panes) + 1, provider.name, provider, model, self._pane_history(index)
+        )
         pane.gate = self.may_draw
         self.panes.append(pane)
         self._relabel()
@@ -306,18 +343,24 @@ class CompareScreen(Screen[None]):
 
     def action_toggle_reasoning(self) -> None:
         self.app.action_toggle_reasoning()  # type: ignore[attr-defined]
+        opened: bool = self.app.reasoning_open  # type: ignore[attr-defined]
+        for pane in self.panes:
+            pane.keep_reasoning_open = opened  # new turns follow
 
     async def action_new_comparison(self) -> None:
+        """Every pane starts afresh, together in one new conversation of the history."""
         for pane in self.panes:
             await pane.new_chat()
+        if self.record is not None:
+            self.record = self.record.history.record(kind="compare", system=self.record.system)
+        for index, pane in enumerate(self.panes):
+            history = self._pane_history(index)
+            if history is not None:
+                pane.history = history
         self.ranking.clear()
 
-    def action_scroll_pane(self, direction: int) -> None:
-        transcript = self.selected_pane.transcript
-        if direction < 0:
-            transcript.scroll_page_up(animate=False)
-        else:
-            transcript.scroll_page_down(animate=False)
+    async def action_scroll_pane(self, direction: int) -> None:
+        await self.selected_pane.transcript.page(direction)
 
     async def aclose(self) -> None:
         for pane in self.panes:
@@ -337,19 +380,26 @@ def settled_history(conversation: Conversation) -> Conversation:
 
 
 async def show_conversation(pane: ChatPane, conversation: Conversation) -> None:
-    """Give a fresh pane a finished conversation to carry on, drawn as it would have streamed."""
+    """Give a fresh pane a finished conversation to carry on, drawn at once (not re-timed)."""
     pane.conversation = conversation
-    now = pane._clock.now()
     for message in conversation.messages:
         if message.role == "user" or message.turn is None:
             await pane.transcript.mount(UserMessage(message.text))
             continue
         view = AssistantTurn(
-            message.turn, TurnWatch(started=now), keep_reasoning_open=pane.keep_reasoning_open
+            message.turn, TurnWatch(started=0.0), keep_reasoning_open=pane.keep_reasoning_open
         )
         await pane.transcript.mount(view)
-        await view.flush(now)
+        await view.show_settled()
+    pane.transcript.scroll_end(animate=False, immediate=False)
     pane.call_after_refresh(pane.transcript.settle_anchor)
+
+
+def open_stored_comparison(app: TriptychApp, stored: StoredConversation) -> Awaitable[None]:
+    """The history's hook: reopen a stored comparison in a compare screen and carry it on."""
+    from app.ui.compare_actions import open_stored_comparison as opener
+
+    return opener(app, stored)
 
 
 __all__ = [
@@ -357,6 +407,7 @@ __all__ = [
     "ComparePanes",
     "CompareScreen",
     "PaneMaker",
+    "open_stored_comparison",
     "settled_history",
     "show_conversation",
 ]

@@ -92,9 +92,10 @@ class ComparePane(ChatPane):
         return False
 
     def stats(self, now: float) -> PaneStats | None:
-        """The current turn in figures (live while it streams); None before the first prompt."""
+        """The current turn in figures (live while it streams); None before the first prompt
+        and for a reopened conversation (each stored answer shows its own saved line)."""
         view = self.current
-        if view is None:
+        if view is None or self._reopened:
             return None
         watch, timing = view.turn_watch, self._timing
         ended = timing.ended if timing is not None and timing.ended is not None else None
@@ -104,7 +105,7 @@ class ComparePane(ChatPane):
         return pane_stats(self.label, self.provider, view.turn, times, watch.chars)
 
     def update_status(self, now: float) -> None:
-        view = self.current
+        view = None if self._reopened else self.current
         segments = pane_status_segments(
             self.stats(now),
             None if view is None else view.turn,

@@ -1,0 +1,203 @@
+"""What the app does with comparisons: start one (`--compare`, or from a chat with "Compare
+with…"), reopen a stored one, continue one pane alone in a normal chat, and leave or close them.
+
+Kept out of app.py (like history_actions.py) so the app stays a thin shell. A comparison lives in
+the history as one conversation of kind "compare"; continuing a pane alone copies that pane's
+exchanges into a new chat conversation, so the history then holds both, each reopening as what
+it is.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import TYPE_CHECKING
+
+from app.compare.spec import MAX_PANES, compare_provider
+from app.config import ProviderConfig
+from app.conversation import Conversation
+from app.store import StoredConversation
+from app.ui.commands import Choice, show_choices
+from app.ui.screens.compare import (
+    CompareScreen,
+    PaneMaker,
+    settled_history,
+    show_conversation,
+)
+from app.ui.session_store import ConversationRecord, PaneHistory
+from app.ui.widgets.compare_pane import ComparePane
+
+if TYPE_CHECKING:
+    from app.ui.app import TriptychApp
+
+
+def compare_screen(
+    app: TriptychApp,
+    choices: list[tuple[ProviderConfig, str]],
+    *,
+    record: ConversationRecord | None = None,
+    store_panes: list[int] | None = None,
+) -> CompareScreen:
+    """A compare screen built with the app's clock, clients, settings and history."""
+    maker = PaneMaker(app.connect, app.render_clock, app.config.system, app.reasoning_open)
+    if record is None:
+        record = app.history.record(kind="compare", system=app.config.system)
+    screen = CompareScreen(maker, choices, record=record, store_panes=store_panes)
+    screen.on_continue_alone = lambda pane: app.run_worker(
+        continue_alone(app, pane), group="switch", exit_on_error=False
+    )
+    return screen
+
+
+def startup_screen(app: TriptychApp, names: list[str]) -> CompareScreen:
+    """`triptych --compare A,B`: names (NAME or NAME:MODEL) the CLI has already checked."""
+    providers = [compare_provider(name, app.config) for name in names]
+    return compare_screen(app, [(p, p.model) for p in providers])
+
+
+async def install(app: TriptychApp, screen: CompareScreen) -> None:
+    """Show `screen`: over the chat (so leaving it goes back there), or instead of the
+    comparison on screen (whose streams are closed first)."""
+    current = app.screen
+    if isinstance(current, CompareScreen):
+        await current.aclose()
+        await app.switch_screen(screen)
+    else:
+        await app.push_screen(screen)
+
+
+async def leave_comparison(app: TriptychApp) -> None:
+    """Back to the chat screen if a comparison is showing (its streams are closed first)."""
+    current = app.screen
+    if not isinstance(current, CompareScreen):
+        return
+    await current.aclose()
+    await app.pop_screen()  # comparisons are always pushed over the chat screen
+
+
+async def close_comparisons(app: TriptychApp) -> None:
+    """At quit: stop every comparison's streams (closing their connections)."""
+    for screen in app.screen_stack:
+        if isinstance(screen, CompareScreen):
+            await screen.aclose()
+
+
+# -- reopening -----------------------------------------------------------------------------
+
+
+async def open_stored_comparison(app: TriptychApp, stored: StoredConversation) -> None:
+    """Reopen a stored comparison: each pane shows its own answers and carries on from them.
+
+    A pane whose provider is no longer configured is left out (and named); only the first four
+    panes that answered are shown, the most a comparison has.
+    """
+    choices: list[tuple[ProviderConfig, str]] = []
+    indexes: list[int] = []
+    missing: list[str] = []
+    for info in stored.panes:
+        provider = app.config.providers.get(info.provider)
+        if provider is None:
+            missing.append(info.provider or "?")
+            continue
+        choices.append((provider, info.model or provider.model))
+        indexes.append(info.pane)
+    if missing:
+        app.notify(
+            f"Not configured any more, left out: {', '.join(missing)}.",
+            severity="warning",
+            markup=False,
+        )
+    if not choices:
+        app.notify("None of this comparison's providers is configured.", severity="warning")
+        return
+    choices, indexes = choices[:MAX_PANES], indexes[:MAX_PANES]
+    record = app.history.resume(stored)
+    screen = compare_screen(app, choices, record=record, store_panes=indexes)
+    await install(app, screen)
+    for pane in screen.panes:
+        history = PaneHistory(record, pane=pane.history.pane, owns_prompts=False)
+        await pane.show_stored(stored, history)
+
+
+# -- from a chat, and back -------------------------------------------------------------------
+
+
+async def compare_from_chat(app: TriptychApp, provider: ProviderConfig) -> None:
+    """ "Compare with…": the chat's provider and `provider` side by side, both carrying on the
+    chat so far (copied into the new comparison's history for both panes)."""
+    chat = app.pane
+    if chat.streaming:
+        app.notify("Still answering — press Esc to stop it first.", severity="warning")
+        return
+    conversation = settled_history(chat.conversation)
+    screen = compare_screen(app, [(chat.provider, chat.model), (provider, provider.model)])
+    if screen.record is not None:
+        indexes = [p.history.pane for p in screen.panes]
+        copy_exchanges(screen.record, conversation, indexes, chat.provider, chat.model)
+    await install(app, screen)
+    for pane in screen.panes:
+        await show_conversation(pane, _copy(conversation))
+
+
+async def continue_alone(app: TriptychApp, pane: ComparePane) -> None:
+    """The chosen pane's conversation carries on in the normal chat, as a new chat in the
+    history holding that pane's exchanges."""
+    conversation = settled_history(pane.conversation)
+    provider, model = pane.provider, pane.model
+    await leave_comparison(app)
+    chat = app.pane
+    await chat.new_chat()
+    await app.use_provider(provider, model)
+    copy_exchanges(chat.history.record, conversation, [chat.history.pane], provider, model)
+    await show_conversation(chat, conversation)
+    app.notify(f"Continuing with {provider.name} · {model} alone.", markup=False)
+
+
+def copy_exchanges(
+    record: ConversationRecord,
+    conversation: Conversation,
+    store_panes: list[int],
+    provider: ProviderConfig,
+    model: str,
+) -> None:
+    """Write `conversation` (answered by `provider` and `model`) into `record`: each prompt
+    once, each answer once per pane index that carries it on."""
+    for message in conversation.messages:
+        if message.role == "user" or message.turn is None:
+            record.prompt(message.text)
+            continue
+        for index in store_panes:
+            saved = record.start_turn(
+                pane=index, provider=provider.name, model=model, api=provider.api.value
+            )
+            saved.finish(message.turn)
+
+
+def pick_comparison(app: TriptychApp) -> None:
+    """The chat palette's "Compare with…": choose the provider to put beside the chat's."""
+
+    def start(provider: ProviderConfig) -> None:
+        app.run_worker(compare_from_chat(app, provider), group="switch", exit_on_error=False)
+
+    offered = [
+        Choice(name, partial(start, provider), f"{provider.api.value} · {provider.model}")
+        for name, provider in app.config.providers.items()
+    ]
+    show_choices(app, offered, f"Compare {app.pane.provider.name} with…")
+
+
+def _copy(conversation: Conversation) -> Conversation:
+    return Conversation(conversation.system, list(conversation.messages))
+
+
+__all__ = [
+    "close_comparisons",
+    "compare_from_chat",
+    "compare_screen",
+    "continue_alone",
+    "copy_exchanges",
+    "install",
+    "leave_comparison",
+    "open_stored_comparison",
+    "pick_comparison",
+    "startup_screen",
+]
