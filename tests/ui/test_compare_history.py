@@ -12,14 +12,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual import events
 from textual.command import CommandPalette
+from textual.geometry import Size
 from textual.pilot import Pilot
 
 from app.config import Config, ProviderConfig
 from app.store import Store
 from app.ui.app import TriptychApp
+from app.ui.compare_actions import leave_comparison
 from app.ui.screens.chat import ChatScreen
 from app.ui.screens.compare import CompareScreen
+from app.ui.widgets.answer import SegmentPlaceholder
 from app.wire.engine import Api
 from app.wire.turn import TurnStatus
 from tests.fakes import provider as fake
@@ -222,3 +226,27 @@ async def test_quit_closes_every_panes_connection(
         while request.disconnected is None and time.monotonic() < deadline:
             time.sleep(0.01)
         assert request.disconnected is not None
+
+
+async def test_leaving_while_panes_rebuild_after_a_resize_does_not_crash(
+    fakes: dict[Api, FakeProvider], tmp_path: Path
+) -> None:
+    """A width change makes every pane rebuild its sleeping segments; leaving the comparison
+    while they are at it must not mount into panes that are gone."""
+    long_text = tuple(f"Paragraph {i} " + "words " * 40 + "\n\n" for i in range(120))
+    for api, server in fakes.items():
+        server.push(fake.stream(api, replace(PLAIN, text=long_text)))
+    app = make_app(config_for(fakes), tmp_path, compare=["cc", "am", "rs"])
+    async with app.run_test(size=WIDE) as pilot:
+        await ask(pilot, "long")
+        await all_drawn(pilot)
+        await pilot.pause(0.5)
+        panes = compare_screen(app).panes
+        assert any(p.transcript.query(SegmentPlaceholder) for p in panes), "nothing slept"
+        for pane in panes:  # what a resize does, left running while the screen goes
+            resized = events.Resize(Size(30, 40), Size(30, 400), Size(30, 40))
+            app.run_worker(pane.transcript.on_resize(resized))
+        await leave_comparison(app)
+        await pilot.pause(0.5)
+        assert app.is_running
+        assert isinstance(app.screen, ChatScreen)

@@ -109,15 +109,20 @@ class AnswerView(Vertical):
 
     async def _wake(self, index: int, widget: SegmentPlaceholder) -> None:
         markdown = StreamedMarkdown(classes="-continued" if index else None)
-        await self._swap(index, widget, markdown)
-        await markdown.append(self.sources[index])
+        if await self._swap(index, widget, markdown):
+            await markdown.append(self.sources[index])
 
     async def _swap(
         self, index: int, old: Widget, new: StreamedMarkdown | SegmentPlaceholder
-    ) -> None:
+    ) -> bool:
+        """False when this answer has left the screen meanwhile (e.g. a comparison closed
+        while its panes were still waking segments after a resize): nothing to do then."""
+        if not (self.is_mounted and old.is_mounted):
+            return False
         self.segments[index] = new
         await self.mount(new, after=old)
         await old.remove()
+        return new.is_mounted
 
 
 __all__ = ["AnswerView", "SegmentPlaceholder"]
