@@ -133,7 +133,7 @@ class ProviderClient:
         `model` overrides the provider's configured model for this request.
         """
         timing = timing if timing is not None else Timing(time.monotonic())
-        run = _Run(turn, timing, on_event, StreamEngine(self.provider.api))
+        run = _Run(turn, timing, on_event, StreamEngine(self.provider.api), (self._key,))
         try:
             request = build_request(
                 self.provider, conversation, self._key, model=model, exclude=turn
@@ -150,7 +150,7 @@ class ProviderClient:
             turn.end(stopped=True)
             raise
         except Exception as exc:  # a bug must not take the app down: show it on the turn
-            turn.fail("internal_error", f"{type(exc).__name__}: {exc}")
+            run.fail("internal_error", f"{type(exc).__name__}: {exc}")
             run.record_end("error", str(exc))
         finally:
             timing.ended = time.monotonic()
@@ -215,7 +215,7 @@ class ProviderClient:
                 elif isinstance(exc, httpx.WriteTimeout):
                     timeout = None
                 error = transport_error(exc, url, timeout=timeout)
-                run.turn.fail(error.code, error.message)
+                run.fail(error.code, error.message)
                 run.record_end("error", error.message)
                 return
             run.apply(run.engine.close())
@@ -246,7 +246,7 @@ class ProviderClient:
         if response.is_redirect:
             where = response.headers.get("location", "elsewhere")
             message += f" (redirected to {where}: check the provider's base_url)"
-        run.turn.fail(error.code, message)
+        run.fail(error.code, message)
         run.record_end("eof")
 
     async def _read_body(self, run: _Run, response: httpx.Response) -> None:
@@ -268,7 +268,7 @@ class ProviderClient:
                 continue
             held += piece
             if len(held) > MAX_DOCUMENT:
-                run.turn.fail("answer_too_large", "the provider's answer was too large to read")
+                run.fail("answer_too_large", "the provider's answer was too large to read")
                 run.record_end("done", "too large")
                 return
         run.record_end("eof")
@@ -276,7 +276,7 @@ class ProviderClient:
             self._read_document(run, bytes(held))
         elif kind is _Body.HTML:
             page = html_text(held.decode("utf-8", "replace"))
-            run.turn.fail("unexpected_html", f"the provider sent a web page, not a stream: {page}")
+            run.fail("unexpected_html", f"the provider sent a web page, not a stream: {page}")
         else:
             if held:
                 run.apply(run.engine.feed(bytes(held)))
@@ -287,9 +287,7 @@ class ProviderClient:
             document = json.loads(body.decode("utf-8", "replace"))
         except ValueError:
             sample = body[:120].decode("utf-8", "replace")
-            run.turn.fail(
-                "unexpected_answer", f"the provider's JSON answer does not parse: {sample}"
-            )
+            run.fail("unexpected_answer", f"the provider's JSON answer does not parse: {sample}")
             return
         run.apply(document_events(document))
 
@@ -312,8 +310,10 @@ class _Run:
         timing: Timing,
         on_event: Callable[[Event], None] | None,
         engine: StreamEngine,
+        secrets: tuple[str | None, ...] = (),
     ) -> None:
         self.turn = turn
+        self.secrets = secrets
         self.timing = timing
         self.on_event = on_event
         self.engine = engine
@@ -340,9 +340,18 @@ class _Run:
         if self.timing.first_token is None and any(isinstance(e, _TOKEN_EVENTS) for e in events):
             self.timing.first_token = time.monotonic()
         for event in events:
+            if type(event) is StreamError:
+                # Scrubbed before the turn holds it: a render tick may show it at once.
+                event = StreamError(
+                    event.code and scrub(event.code, self.secrets),
+                    scrub(event.message, self.secrets),
+                )
             turn.apply(event)
             if on_event is not None:
                 on_event(event)
+
+    def fail(self, code: str | None, message: str) -> None:
+        self.turn.fail(code and scrub(code, self.secrets), scrub(message, self.secrets))
 
 
 def _body_kind(head: bytes) -> _Body | None:

@@ -10,7 +10,7 @@ import pytest
 
 from app.config import ProviderConfig
 from app.conversation import Conversation
-from app.demo.frames import Answer, frames
+from app.demo.frames import INTERRUPTED_MESSAGE, Answer, frames
 from app.demo.loopback import Reply, Send
 from app.providers.client import ProviderClient, Timing
 from app.providers.errors import ProviderError
@@ -340,6 +340,31 @@ async def test_the_key_never_reaches_the_error(fake_provider: FakeProvider, api:
     assert KEY not in first.error.message
     assert KEY not in str(first.error.code)
     assert "[redacted]" in first.error.message
+
+
+@APIS
+async def test_the_key_is_scrubbed_before_the_turn_holds_the_error(
+    fake_provider: FakeProvider, api: Api
+) -> None:
+    """A render tick may draw the turn between any two events: no moment may show the key."""
+    echoed = f"upstream rejected {KEY}"
+    body = b"".join(frames(api, Answer(text=("partial ",), error_after=1)))
+    body = body.replace(INTERRUPTED_MESSAGE.encode(), echoed.encode())
+    assert echoed.encode() in body
+    fake_provider.push(fake.scripted([(0.0, body)]))
+    turn = Turn()
+    seen: list[str] = []
+
+    def look(_event: Event) -> None:
+        if turn.error is not None:
+            seen.append(f"{turn.error.code} {turn.error.message}")
+
+    async with ProviderClient(fake_provider.provider(api), KEY) as client:
+        await client.stream(ask(), turn, None, look)
+    assert turn.status is TurnStatus.FAILED
+    assert seen, "the error never reached the turn while events were applied"
+    assert all(KEY not in line for line in seen)
+    assert "[redacted]" in seen[0]
 
 
 async def test_list_models_in_both_shapes_and_errors(fake_provider: FakeProvider) -> None:
