@@ -69,8 +69,12 @@ class Transcript(VerticalScroll):
 
     async def page(self, direction: int) -> None:
         """Page up or down, waking what the new page will show before it is drawn."""
+        page = direction * self.scrollable_content_region.height
+        # Shift only by how far the scroll will really go: at the top or bottom it stops early,
+        # and a full-page shift would put to sleep what stays in view.
+        target = max(0.0, min(float(self.max_scroll_y), self.scroll_y + page))
         with self.app.batch_update():
-            await self.virtualize(direction * self.scrollable_content_region.height)
+            await self.virtualize(round(target - self.scroll_y))
         if direction < 0:
             self.scroll_page_up(animate=False)
         else:
