@@ -45,10 +45,10 @@ class Drawable(Protocol):
         ...
 
 
-def next_period(period: float, load: float) -> float:
+def next_period(period: float, load: float, longest: float = MAX_PERIOD) -> float:
     """The period after a tick that saw `load` (CPU seconds per wall second)."""
     if load > BUSY:
-        return min(MAX_PERIOD, period * 1.5)
+        return min(longest, period * 1.5)
     if load < IDLE:
         return max(PERIOD, period / 1.5)
     return period
@@ -76,6 +76,9 @@ class RenderClock:
         self._again = False
         self._last = (0.0, 0.0)  # (wall, cpu) at the previous tick
         self.period = PERIOD
+        # The longest period under load; a screen whose ticks cost more (several panes side by
+        # side, each layout walking all of them) may allow a longer one while it shows.
+        self.max_period = MAX_PERIOD
         self.ticks = 0
 
     @property
@@ -149,7 +152,8 @@ class RenderClock:
         if wall - last_wall < 0.5:  # judge the load over half a second at least
             return
         self._last = (wall, cpu)
-        period = next_period(self.period, (cpu - last_cpu) / (wall - last_wall))
+        load = (cpu - last_cpu) / (wall - last_wall)
+        period = next_period(self.period, load, self.max_period)
         if period != self.period:
             self._start(period)
 

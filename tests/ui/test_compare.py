@@ -17,7 +17,8 @@ from app.config import Config, ProviderConfig
 from app.demo.frames import INTERRUPTED_MESSAGE
 from app.display.status_line import ERROR
 from app.ui.app import TriptychApp
-from app.ui.screens.compare import CompareScreen
+from app.ui.render_clock import MAX_PERIOD, next_period
+from app.ui.screens.compare import CompareScreen, longest_period
 from app.ui.widgets.compare_pane import ComparePane
 from app.wire.engine import Api
 from app.wire.turn import TurnStatus
@@ -329,3 +330,20 @@ async def test_one_pane_draws_new_text_per_render_tick(
         for pane in screen.panes:
             assert pane.current is not None
             assert pane.current.answer.source == "".join(long_answer.text)
+
+
+async def test_the_render_clock_may_stretch_further_while_a_comparison_shows(
+    fakes: dict[Api, FakeProvider], tmp_path: Path
+) -> None:
+    assert next_period(MAX_PERIOD, load=1.0, longest=2 * MAX_PERIOD) > MAX_PERIOD
+    assert next_period(MAX_PERIOD, load=1.0) == MAX_PERIOD
+    assert [longest_period(n) for n in (2, 3, 4)] == [MAX_PERIOD, 1.5 * MAX_PERIOD, 2 * MAX_PERIOD]
+    app = compare_app(fakes, tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await pilot.pause()
+        assert app.render_clock.max_period == longest_period(3)
+        await screen_of(app).remove_pane()
+        assert app.render_clock.max_period == longest_period(2)
+        app.pop_screen()  # back to the chat
+        await pilot.pause()
+        assert app.render_clock.max_period == MAX_PERIOD

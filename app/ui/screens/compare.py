@@ -29,7 +29,7 @@ from app.config import ProviderConfig
 from app.conversation import Conversation
 from app.display.turn_watch import TurnWatch
 from app.ui.commands import Choice, show_choices
-from app.ui.render_clock import RenderClock
+from app.ui.render_clock import MAX_PERIOD, RenderClock
 from app.ui.session_store import ConversationRecord, PaneHistory
 from app.ui.widgets.assistant_turn import AssistantTurn
 from app.ui.widgets.chat_pane import ChatPane, Connect
@@ -43,6 +43,13 @@ if TYPE_CHECKING:
     from app.ui.app import TriptychApp
 
 MIN_PANE_WIDTH = 40  # columns; narrower than this and the panes stack
+
+
+def longest_period(panes: int) -> float:
+    """The render clock's longest period under load while `panes` panes show: every layout
+    walks every pane, so a tick costs more with more panes; stretching the period with them
+    keeps the event loop free for keys (measured: bench/bench_compare.py, bench/README.md)."""
+    return MAX_PERIOD * max(1.0, panes / 2)
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,6 +166,17 @@ class CompareScreen(Screen[None]):
         stacked = width < MIN_PANE_WIDTH * len(self.panes)
         self.container.set_class(stacked, "-stacked")
         self.sub_title = " · ".join(p.label for p in self.panes)
+        if self.is_current:
+            self.maker.clock.max_period = longest_period(len(self.panes))
+
+    def on_screen_resume(self) -> None:
+        self.maker.clock.max_period = longest_period(len(self.panes))
+
+    def on_screen_suspend(self) -> None:
+        self.maker.clock.max_period = MAX_PERIOD
+
+    def on_unmount(self) -> None:
+        self.maker.clock.max_period = MAX_PERIOD
 
     # -- selection -------------------------------------------------------------------------
 

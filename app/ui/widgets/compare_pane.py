@@ -80,11 +80,14 @@ class ComparePane(ChatPane):
         return turn is not None and _shape(turn) != self._drawn_shape
 
     async def flush(self, now: float) -> bool:
-        """Draw when the gate allows it; a settled turn always draws at once (final frame)."""
+        """Draw when the gate allows it. A settled turn with nothing new to draw finishes at
+        once; one with text still to draw (a whole answer that arrived at full speed) waits its
+        turn too, so the panes' big final draws, and the layouts they cost, come one by one."""
         view = self.current
-        if view is None or view.turn.done or self.gate is None or self.gate(self):
-            if view is not None:
-                self._drawn_shape = _shape(view.turn)
+        if view is None or self.gate is None:
+            return await super().flush(now)
+        if (view.turn.done and not self.has_news()) or self.gate(self):
+            self._drawn_shape = _shape(view.turn)
             return await super().flush(now)
         if now - self._status_at >= STATUS_PERIOD:  # one line: a repaint, no reflow
             self._status_at = now
