@@ -2,6 +2,11 @@
 
     python bench/bench_render.py                 # 20,000 tokens: full speed and 200 tok/s
     python bench/bench_render.py --tokens 5000 --rates 0,200
+    python bench/bench_render.py --tokens 5000 --rates 200 --short 0 --no-floor \
+        --wrap "py-spy record -r 200 -f raw -o prof.txt --"     # profile the app
+
+The app is run as `python -m app` from this checkout (PYTHONPATH), so a git worktree measures
+its own code rather than whatever the venv's editable install points at.
 
 For each speed the answer is served by a loopback server (the tests' shared HTTP core, real
 chunked SSE in the Chat Completions shape) to `triptych` running in tmux, and then to a floor:
@@ -40,6 +45,7 @@ END_MARK = "END-OF-ANSWER-7F3A"
 SSE = (("Content-Type", "text/event-stream"),)
 _TOKEN = re.compile(r"\s*\S+|\s+")
 WALL_OFFSET = time.time() - time.monotonic()  # server times are monotonic, app times are wall
+TREE = Path(__file__).resolve().parents[1]  # the app measured is this checkout's, not the install's
 
 
 # -- the answer ----------------------------------------------------------------------------------
@@ -132,6 +138,7 @@ def base_env(home: Path) -> dict[str, str]:
         "LANG": "C.UTF-8",
         "HOME": str(home),
         "TRIPTYCH_DATA_DIR": str(home / "data"),
+        "PYTHONPATH": str(TREE),
     }
 
 
@@ -173,7 +180,9 @@ def last_byte_wall(request: SeenRequest) -> float:
     return ended + WALL_OFFSET
 
 
-def run_app(tokens: tuple[str, ...], rate: float, label: str, work: Path) -> Result:
+def run_app(
+    tokens: tuple[str, ...], rate: float, label: str, work: Path, wrap: list[str] | None = None
+) -> Result:
     server = serve(tokens, rate)
     config = work / "config.toml"
     config.write_text(
@@ -183,10 +192,10 @@ def run_app(tokens: tuple[str, ...], rate: float, label: str, work: Path) -> Res
     )
     lag_log = work / f"lag-{uuid.uuid4().hex[:6]}.json"
     env = {**base_env(work), "TRIPTYCH_CONFIG": str(config), "TRIPTYCH_LAG_LOG": str(lag_log)}
-    script = Path(sys.executable).with_name("triptych")
+    argv = [sys.executable, "-m", "app"]
     tmux = Tmux()
     try:
-        tmux.start(env_command(env, [str(script)]))
+        tmux.start(env_command(env, [*(wrap or []), *argv]))
         tmux.wait(lambda s: "Ask anything" in s, 20)
         tmux.keys("go", "Enter")
         while not server.requests:
@@ -198,6 +207,8 @@ def run_app(tokens: tuple[str, ...], rate: float, label: str, work: Path) -> Res
         while not lag_log.exists() and time.monotonic() < deadline:
             time.sleep(0.05)
         report = json.loads(lag_log.read_text())
+        while wrap and tmux.alive() and time.monotonic() < deadline:  # let a profiler write
+            time.sleep(0.1)
     finally:
         tmux.close()
         server.close()
@@ -312,6 +323,10 @@ def main() -> None:
     parser.add_argument("--tokens", type=int, default=20_000)
     parser.add_argument("--rates", default="0,200", help="tokens/s, comma separated; 0 = full")
     parser.add_argument("--short", type=int, default=60, help="tokens of the short answer")
+    parser.add_argument(
+        "--wrap", default="", help='command prefix for the app, e.g. "py-spy record -o p.svg --"'
+    )
+    parser.add_argument("--no-floor", action="store_true", help="measure the app only")
     parser.add_argument("--floor", nargs=2, metavar=("URL", "OUT"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.floor:
@@ -319,6 +334,7 @@ def main() -> None:
         return
     if not shutil.which("tmux"):
         sys.exit("tmux is needed")
+    wrap = shlex.split(args.wrap)
     results: list[Result] = []
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
@@ -326,11 +342,14 @@ def main() -> None:
             tokens = answer_tokens(args.tokens)
             speed = "full speed" if not rate else f"{rate:g} tok/s"
             name = f"{len(tokens)} tok, {speed}"
-            results.append(run_app(tokens, rate, f"app   {name}", work))
-            results.append(run_floor(tokens, rate, f"floor {name}", work))
-        short = answer_tokens(args.short)
-        results.append(run_app(short, 200, f"app   {len(short)} tok, 200 tok/s", work))
-        results.append(run_floor(short, 200, f"floor {len(short)} tok, 200 tok/s", work))
+            results.append(run_app(tokens, rate, f"app   {name}", work, wrap))
+            if not args.no_floor:
+                results.append(run_floor(tokens, rate, f"floor {name}", work))
+        if args.short:
+            short = answer_tokens(args.short)
+            results.append(run_app(short, 200, f"app   {len(short)} tok, 200 tok/s", work, wrap))
+            if not args.no_floor:
+                results.append(run_floor(short, 200, f"floor {len(short)} tok, 200 tok/s", work))
     print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores")
     show(results)
 
