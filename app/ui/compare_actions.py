@@ -17,14 +17,10 @@ from app.config import ProviderConfig
 from app.conversation import Conversation
 from app.store import StoredConversation
 from app.ui.commands import Choice, show_choices
-from app.ui.screens.compare import (
-    CompareScreen,
-    PaneMaker,
-    settled_history,
-    show_conversation,
-)
+from app.ui.screens.compare import CompareScreen
 from app.ui.session_store import ConversationRecord, PaneHistory
-from app.ui.widgets.compare_pane import ComparePane
+from app.ui.widgets.compare_pane import ComparePane, settled_history, show_conversation
+from app.ui.widgets.compare_panes import PaneMaker
 
 if TYPE_CHECKING:
     from app.ui.app import TriptychApp

@@ -13,30 +13,26 @@ each shared prompt once; each pane saves its own answers under its own pane inde
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import partial
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Container
 from textual.screen import Screen
 from textual.widgets import Footer, Header
 
 from app.compare.spec import MAX_PANES, MIN_PANES, pane_labels
 from app.config import ProviderConfig
-from app.conversation import Conversation
-from app.display.turn_watch import TurnWatch
 from app.ui.commands import Choice, show_choices
-from app.ui.render_clock import MAX_PERIOD, RenderClock
+from app.ui.render_clock import MAX_PERIOD
 from app.ui.session_store import ConversationRecord, PaneHistory
-from app.ui.widgets.assistant_turn import AssistantTurn
-from app.ui.widgets.chat_pane import ChatPane, Connect
-from app.ui.widgets.compare_pane import ComparePane
+from app.ui.widgets.chat_pane import ChatPane
+from app.ui.widgets.compare_pane import ComparePane, settled_history, show_conversation
+from app.ui.widgets.compare_panes import ComparePanes, PaneMaker
 from app.ui.widgets.compare_ranking import CompareRanking
 from app.ui.widgets.prompt import PromptInput
-from app.ui.widgets.user_message import UserMessage
 
 if TYPE_CHECKING:
     from app.store import StoredConversation
@@ -50,49 +46,6 @@ def longest_period(panes: int) -> float:
     walks every pane, so a tick costs more with more panes; stretching the period with them
     keeps the event loop free for keys (measured: bench/bench_compare.py, bench/README.md)."""
     return MAX_PERIOD * max(1.0, panes / 2)
-
-
-@dataclass(frozen=True, slots=True)
-class PaneMaker:
-    """What every compare pane is built with (the app's clock, clients and settings)."""
-
-    connect: Connect
-    clock: RenderClock
-    system: str | None = None
-    keep_reasoning_open: bool = False
-
-    def make(
-        self,
-        number: int,
-        label: str,
-        provider: ProviderConfig,
-        model: str,
-        history: PaneHistory | None = None,
-    ) -> ComparePane:
-        return ComparePane(
-            number=number,
-            label=label,
-            provider=provider,
-            model=model,
-            connect=self.connect,
-            clock=self.clock,
-            system=self.system,
-            keep_reasoning_open=self.keep_reasoning_open,
-            history=history,
-        )
-
-
-class ComparePanes(Container):
-    DEFAULT_CSS = """
-    ComparePanes {
-        layout: horizontal;
-        height: 1fr;
-        &.-stacked { layout: vertical; }
-        & > ComparePane { margin: 0 0 0 1; }
-        & > ComparePane:first-child { margin: 0; }
-        &.-stacked > ComparePane { margin: 0; }
-    }
-    """
 
 
 class CompareScreen(Screen[None]):
@@ -387,30 +340,6 @@ class CompareScreen(Screen[None]):
 
 def _with_model(provider: ProviderConfig, model: str) -> ProviderConfig:
     return provider if provider.model == model else replace(provider, model=model)
-
-
-def settled_history(conversation: Conversation) -> Conversation:
-    """A copy that ends with an answer: a prompt still being answered is left out."""
-    messages = list(conversation.messages)
-    while messages and messages[-1].role == "user":
-        messages.pop()
-    return Conversation(conversation.system, messages)
-
-
-async def show_conversation(pane: ChatPane, conversation: Conversation) -> None:
-    """Give a fresh pane a finished conversation to carry on, drawn at once (not re-timed)."""
-    pane.conversation = conversation
-    for message in conversation.messages:
-        if message.role == "user" or message.turn is None:
-            await pane.transcript.mount(UserMessage(message.text))
-            continue
-        view = AssistantTurn(
-            message.turn, TurnWatch(started=0.0), keep_reasoning_open=pane.keep_reasoning_open
-        )
-        await pane.transcript.mount(view)
-        await view.show_settled()
-    pane.transcript.scroll_end(animate=False, immediate=False)
-    pane.call_after_refresh(pane.transcript.settle_anchor)
 
 
 def open_stored_comparison(app: TriptychApp, stored: StoredConversation) -> Awaitable[None]:

@@ -16,8 +16,12 @@ from textual.widgets import Static
 
 from app.compare.stats import PaneStats, PaneTimes, pane_stats
 from app.compare.status import header_segments, pane_status_segments
+from app.conversation import Conversation
+from app.display.turn_watch import TurnWatch
+from app.ui.widgets.assistant_turn import AssistantTurn
 from app.ui.widgets.chat_pane import STATUS_PERIOD, ChatPane
 from app.ui.widgets.status_bar import segments_content
+from app.ui.widgets.user_message import UserMessage
 from app.wire.turn import Turn
 
 
@@ -127,4 +131,28 @@ def _shape(turn: Turn) -> Hashable:
     )
 
 
-__all__ = ["ComparePane", "ComparePaneHeader"]
+def settled_history(conversation: Conversation) -> Conversation:
+    """A copy that ends with an answer: a prompt still being answered is left out."""
+    messages = list(conversation.messages)
+    while messages and messages[-1].role == "user":
+        messages.pop()
+    return Conversation(conversation.system, messages)
+
+
+async def show_conversation(pane: ChatPane, conversation: Conversation) -> None:
+    """Give a fresh pane a finished conversation to carry on, drawn at once (not re-timed)."""
+    pane.conversation = conversation
+    for message in conversation.messages:
+        if message.role == "user" or message.turn is None:
+            await pane.transcript.mount(UserMessage(message.text))
+            continue
+        view = AssistantTurn(
+            message.turn, TurnWatch(started=0.0), keep_reasoning_open=pane.keep_reasoning_open
+        )
+        await pane.transcript.mount(view)
+        await view.show_settled()
+    pane.transcript.scroll_end(animate=False, immediate=False)
+    pane.call_after_refresh(pane.transcript.settle_anchor)
+
+
+__all__ = ["ComparePane", "ComparePaneHeader", "settled_history", "show_conversation"]

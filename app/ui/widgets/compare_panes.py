@@ -1,0 +1,59 @@
+"""The row (or column) of compare panes, and what every pane is built with."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.containers import Container
+
+from app.config import ProviderConfig
+from app.ui.render_clock import RenderClock
+from app.ui.session_store import PaneHistory
+from app.ui.widgets.chat_pane import Connect
+from app.ui.widgets.compare_pane import ComparePane
+
+
+@dataclass(frozen=True, slots=True)
+class PaneMaker:
+    """What every compare pane is built with (the app's clock, clients and settings)."""
+
+    connect: Connect
+    clock: RenderClock
+    system: str | None = None
+    keep_reasoning_open: bool = False
+
+    def make(
+        self,
+        number: int,
+        label: str,
+        provider: ProviderConfig,
+        model: str,
+        history: PaneHistory | None = None,
+    ) -> ComparePane:
+        return ComparePane(
+            number=number,
+            label=label,
+            provider=provider,
+            model=model,
+            connect=self.connect,
+            clock=self.clock,
+            system=self.system,
+            keep_reasoning_open=self.keep_reasoning_open,
+            history=history,
+        )
+
+
+class ComparePanes(Container):
+    DEFAULT_CSS = """
+    ComparePanes {
+        layout: horizontal;
+        height: 1fr;
+        &.-stacked { layout: vertical; }
+        & > ComparePane { margin: 0 0 0 1; }
+        & > ComparePane:first-child { margin: 0; }
+        &.-stacked > ComparePane { margin: 0; }
+    }
+    """
+
+
+__all__ = ["ComparePanes", "PaneMaker"]
