@@ -1,0 +1,206 @@
+"""Compare benchmark: several panes streaming at once through the real app in a real terminal.
+
+    python bench/bench_compare.py                      # both measurements, defaults below
+    python bench/bench_compare.py --cpu-tokens 20000 --lag-tokens 2000 --repeat 3
+
+1. CPU. The same Markdown answer (bench_render's) at full speed, to one pane alone (the normal
+   chat screen, `triptych --provider p1`) and to three panes at once (`triptych --compare
+   p1,p2,p3`). Target: three panes cost at most 1.5x the CPU of one.
+2. Lag. Four panes (`--compare p1,p2,p3,p4`), each answer paced at 100 tokens/s. Target:
+   event-loop lag under 50 ms at p95 and 500 ms at worst.
+
+The answers come from one loopback server in this process (the tests' HTTP core, real chunked
+SSE in the Chat Completions shape), so the app's CPU is the app's alone. The app runs in tmux at
+160x48 with TRIPTYCH_LAG_LOG (app/ui/lag_probe.py), which samples wall time and CPU every
+quarter second and records the wall time of every settled frame. "stream CPU" is the CPU spent
+from the first request reaching the server to the last pane's final frame (interpolated between
+samples); "run CPU" is the whole process, and "idle" the same start and quit with no prompt,
+so "run - idle" is what answering cost, wherever it fell (streaming, settling, collecting).
+Lag percentiles are over the whole run (start-up included). Not part of the test run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+from bench_render import (
+    END_MARK,
+    WALL_OFFSET,
+    Tmux,
+    answer_tokens,
+    base_env,
+    env_command,
+    last_byte_wall,
+    serve,
+)
+
+LAG_KEYS = ("lag_p50_ms", "lag_p95_ms", "lag_p99_ms", "lag_max_ms")
+
+
+@dataclass
+class Run:
+    name: str
+    panes: int
+    run_cpu: float
+    stream_cpu: float
+    stream_seconds: float
+    peak_mb: float
+    lag: dict[str, float]
+
+
+def cpu_at(samples: list[list[float]], wall: float) -> float:
+    """Process CPU seconds at a wall time, interpolated between the probe's samples."""
+    before = [s for s in samples if s[0] <= wall]
+    after = [s for s in samples if s[0] >= wall]
+    if not before:
+        return float(after[0][1])
+    if not after:
+        return float(before[-1][1])
+    (w0, c0, _), (w1, c1, _) = before[-1], after[0]
+    return float(c0 if w1 == w0 else c0 + (c1 - c0) * (wall - w0) / (w1 - w0))
+
+
+def write_config(work: Path, url: str, count: int) -> Path:
+    lines = ['default = "p1"']
+    for n in range(1, count + 1):
+        lines += [f"[providers.p{n}]", 'api = "chat"', f'base_url = "{url}/v1"', 'model = "m"']
+    path = work / "config.toml"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def run_app(
+    tokens: tuple[str, ...], rate: float, panes: int, work: Path, *, ask: bool = True
+) -> Run:
+    server = serve(tokens, rate)
+    config = write_config(work, server.url, max(panes, 2))
+    lag_log = work / f"lag-{uuid.uuid4().hex[:6]}.json"
+    env = {**base_env(work), "TRIPTYCH_CONFIG": str(config), "TRIPTYCH_LAG_LOG": str(lag_log)}
+    script = Path(sys.executable).with_name("triptych")
+    if panes == 1:
+        argv = [str(script), "--provider", "p1"]
+    else:
+        argv = [str(script), "--compare", ",".join(f"p{n}" for n in range(1, panes + 1))]
+    tmux = Tmux()
+    try:
+        tmux.start(env_command(env, argv))
+        tmux.wait(lambda s: "Ask anything" in s, 20)
+        first_request = time.time()
+        if ask:
+            tmux.keys("go", "Enter")
+            deadline = time.monotonic() + 20
+            while len(server.requests) < panes and time.monotonic() < deadline:
+                time.sleep(0.01)
+            first_request = min(r.received for r in server.requests) + WALL_OFFSET
+            for request in server.requests:
+                last_byte_wall(request)
+            if panes == 1:
+                tmux.wait(lambda s: END_MARK in s and "complete" in s, 600)
+            else:
+                tmux.wait(lambda s: "ranking" in s, 600)
+        else:
+            time.sleep(1.0)
+        tmux.keys("C-q")
+        deadline = time.monotonic() + 20
+        while not lag_log.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        report = json.loads(lag_log.read_text())
+    finally:
+        tmux.close()
+        server.close()
+    frames = report["final_frames"]  # panes settling in one tick share a frame
+    assert frames or not ask, "no settled frame was recorded"
+    last_frame = max(frames, default=first_request)
+    samples = report["samples"]
+    speed = "full speed" if not rate else f"{rate:g} tok/s each"
+    what = f"{len(tokens)} tok, {speed}" if ask else "idle (start, quit)"
+    return Run(
+        name=f"{panes} pane{'s' if panes > 1 else ''}, {what}",
+        panes=panes,
+        run_cpu=report["cpu_seconds"],
+        stream_cpu=cpu_at(samples, last_frame) - cpu_at(samples, first_request),
+        stream_seconds=last_frame - first_request,
+        peak_mb=report["peak_rss_mb"],
+        lag={k: report[k] for k in LAG_KEYS},
+    )
+
+
+def show(runs: list[Run]) -> None:
+    print(
+        f"{'run':<40} {'run cpu':>8} {'stream cpu':>11} {'stream s':>9} {'peak MB':>8}"
+        f" {'lag p50':>8} {'p95':>7} {'p99':>7} {'max':>7}"
+    )
+    for r in runs:
+        lags = " ".join(f"{r.lag[k]:>7.1f}" for k in LAG_KEYS)
+        print(
+            f"{r.name:<40} {r.run_cpu:>8.2f} {r.stream_cpu:>11.2f} {r.stream_seconds:>9.2f}"
+            f" {r.peak_mb:>8.1f} {lags:>32}"
+        )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--cpu-tokens", type=int, default=20_000, help="answer for the CPU test")
+    parser.add_argument("--lag-tokens", type=int, default=3_000, help="answer for the lag test")
+    parser.add_argument("--repeat", type=int, default=3, help="runs of each CPU case")
+    parser.add_argument("--skip-cpu", action="store_true")
+    parser.add_argument("--skip-lag", action="store_true")
+    args = parser.parse_args()
+    if not shutil.which("tmux"):
+        sys.exit("tmux is needed")
+    runs: list[Run] = []
+    verdicts: list[str] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        if not args.skip_cpu:
+            tokens = answer_tokens(args.cpu_tokens)
+            one: list[Run] = []
+            three: list[Run] = []
+            idle_one: list[Run] = []
+            idle_three: list[Run] = []
+            for _ in range(args.repeat):  # interleaved, so drifting load hits all alike
+                one.append(run_app(tokens, 0, 1, work))
+                three.append(run_app(tokens, 0, 3, work))
+                idle_one.append(run_app(tokens, 0, 1, work, ask=False))
+                idle_three.append(run_app(tokens, 0, 3, work, ask=False))
+            runs += one + three + idle_one + idle_three
+
+            def median(group: list[Run], field: str) -> float:
+                return statistics.median(getattr(r, field) for r in group)
+
+            stream = median(three, "stream_cpu") / median(one, "stream_cpu")
+            whole = median(three, "run_cpu") / median(one, "run_cpu")
+            answering = (median(three, "run_cpu") - median(idle_three, "run_cpu")) / (
+                median(one, "run_cpu") - median(idle_one, "run_cpu")
+            )
+            met = "met" if answering <= 1.5 else "NOT met"
+            verdicts.append(
+                f"CPU, 3 panes / 1 pane (medians of {args.repeat}): run - idle {answering:.2f}x, "
+                f"whole run {whole:.2f}x, stream window {stream:.2f}x; target <= 1.5x: {met}"
+            )
+        if not args.skip_lag:
+            lag_run = run_app(answer_tokens(args.lag_tokens), 100, 4, work)
+            runs.append(lag_run)
+            p95, worst = lag_run.lag["lag_p95_ms"], lag_run.lag["lag_max_ms"]
+            met = "met" if p95 < 50 and worst < 500 else "NOT met"
+            verdicts.append(
+                f"lag, 4 panes at 100 tok/s: p95 {p95:.1f} ms, max {worst:.1f} ms; "
+                f"target p95 < 50 ms and max < 500 ms: {met}"
+            )
+    print(f"python {sys.version.split()[0]}")
+    show(runs)
+    for verdict in verdicts:
+        print(verdict)
+
+
+if __name__ == "__main__":
+    main()
