@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import signal
 import subprocess
 import sys
 import time
@@ -426,3 +428,27 @@ def test_tui_compare_usage_errors_exit_2(
     code, _, err = run(capsys, *argv)
     assert code == 2
     assert message in err
+
+
+def test_ctrl_c_stops_every_stream_prints_the_list_and_exits_130(tmp_path: Path) -> None:
+    """As a real process: SIGINT closes the streams, and what arrived is still printed."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TRIPTYCH_")}
+    env.update(XDG_CONFIG_HOME=str(tmp_path / "ch"), TRIPTYCH_DATA_DIR=str(tmp_path / "d"))
+    argv = [sys.executable, "-m", "app", "ask", "--json", "--compare", "demo,demo-responses"]
+    process = subprocess.Popen(
+        [*argv, "a long answer please"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stderr is not None
+    assert "demo: offline sample" in process.stderr.readline()  # the streams are starting
+    time.sleep(0.9)  # past the first tokens (0.35 s), far from the end (about 20 s)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=10)
+    assert process.returncode == 130, err
+    documents = json.loads(out)
+    assert [d["status"] for d in documents] == ["stopped", "stopped"]
+    assert all(d["text"].startswith("_demo: offline sample") for d in documents)
+    assert "Traceback" not in err
