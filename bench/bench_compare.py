@@ -10,9 +10,10 @@
    event-loop lag under 50 ms at p95 and 500 ms at worst.
 
 The answers come from one loopback server in this process (the tests' HTTP core, real chunked
-SSE in the Chat Completions shape), so the app's CPU is the app's alone. The app runs in tmux at
-160x48 with TRIPTYCH_LAG_LOG (app/ui/lag_probe.py), which samples wall time and CPU every
-quarter second and records the wall time of every settled frame. "stream CPU" is the CPU spent
+SSE in the Chat Completions shape), so the app's CPU is the app's alone. The app (`python -m app`
+from this checkout, like bench_render) runs in tmux at 160x48 with TRIPTYCH_LAG_LOG
+(app/ui/lag_probe.py), which samples wall time and CPU every quarter second and records the wall
+time of every settled frame. "stream CPU" is the CPU spent
 from the first request reaching the server to the last pane's final frame (interpolated between
 samples); "run CPU" is the whole process, and "idle" the same start and quit with no prompt,
 so "run - idle" is what answering cost, wherever it fell (streaming, settling, collecting).
@@ -85,11 +86,11 @@ def run_app(
     config = write_config(work, server.url, max(panes, 2))
     lag_log = work / f"lag-{uuid.uuid4().hex[:6]}.json"
     env = {**base_env(work), "TRIPTYCH_CONFIG": str(config), "TRIPTYCH_LAG_LOG": str(lag_log)}
-    script = Path(sys.executable).with_name("triptych")
+    app = [sys.executable, "-m", "app"]  # this checkout (base_env sets PYTHONPATH)
     if panes == 1:
-        argv = [str(script), "--provider", "p1"]
+        argv = [*app, "--provider", "p1"]
     else:
-        argv = [str(script), "--compare", ",".join(f"p{n}" for n in range(1, panes + 1))]
+        argv = [*app, "--compare", ",".join(f"p{n}" for n in range(1, panes + 1))]
     tmux = Tmux()
     try:
         tmux.start(env_command(env, argv))
