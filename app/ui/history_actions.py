@@ -15,7 +15,7 @@ from app.store import ConversationNotFound, ExportFormat, StoredConversation, St
 from app.ui.commands import Choice
 from app.ui.compare_actions import leave_comparison
 from app.ui.screens.history import HistoryScreen
-from app.ui.session_store import History, PaneHistory
+from app.ui.session_store import ConversationRecord, History, PaneHistory
 
 if TYPE_CHECKING:
     from app.ui.app import TriptychApp
@@ -121,8 +121,9 @@ class HistoryActions:
 
     # -- export ----------------------------------------------------------------------------------
 
-    def export(self, fmt: ExportFormat) -> None:
-        conv_id = self.app.pane.history.record.conv_id
+    def export(self, fmt: ExportFormat, record: ConversationRecord | None = None) -> None:
+        """Export the chat's conversation, or `record`'s (a comparison's)."""
+        conv_id = (record if record is not None else self.app.pane.history.record).conv_id
         if not self.history.enabled:
             self.app.notify(
                 "History is off in this session: nothing to export.", severity="warning"

@@ -250,3 +250,23 @@ async def test_leaving_while_panes_rebuild_after_a_resize_does_not_crash(
         await pilot.pause(0.5)
         assert app.is_running
         assert isinstance(app.screen, ChatScreen)
+
+
+async def test_a_comparison_exports_from_its_palette(
+    fakes: dict[Api, FakeProvider], tmp_path: Path
+) -> None:
+    db = tmp_path / "history.sqlite3"
+    for api, name in NAMES.items():
+        fakes[api].push(fake.stream(api, answer(f"{name} exported.")))
+    app = make_app(config_for(fakes), tmp_path, history_file=db, compare=["cc", "am", "rs"])
+    async with app.run_test(size=WIDE) as pilot:
+        await ask(pilot, "first")
+        await all_drawn(pilot)
+        await pilot.press("ctrl+p")
+        await wait_until(pilot, lambda: isinstance(app.screen, CommandPalette))
+        await pilot.press(*"Export comparison as Markdown")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: list((tmp_path / "exports").glob("*.md")), what="file")
+    text = next((tmp_path / "exports").glob("*.md")).read_text()
+    assert all(f"{name} exported." in text for name in NAMES.values())

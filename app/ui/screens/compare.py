@@ -35,7 +35,7 @@ from app.ui.widgets.compare_ranking import CompareRanking
 from app.ui.widgets.prompt import PromptInput
 
 if TYPE_CHECKING:
-    from app.store import StoredConversation
+    from app.store import ExportFormat, StoredConversation
     from app.ui.app import TriptychApp
 
 MIN_PANE_WIDTH = 40  # columns; narrower than this and the panes stack
@@ -273,6 +273,8 @@ class CompareScreen(Screen[None]):
             Choice("New comparison", self.action_new_comparison, "clear every pane"),
             Choice("Toggle reasoning panes", self.action_toggle_reasoning, "ctrl+r"),
             Choice("Copy selected pane's answer", self._copy_answer, where),
+            Choice("Export comparison as Markdown", partial(self._export, "md"), "exports/"),
+            Choice("Export comparison as JSON", partial(self._export, "json"), "exports/"),
             Choice("Change theme…", self.app.search_themes, f"now: {self.app.theme}"),
         ]
         return choices
@@ -292,6 +294,9 @@ class CompareScreen(Screen[None]):
 
     def _remove_selected(self) -> None:
         self.run_worker(self.remove_pane(), exit_on_error=False)
+
+    def _export(self, fmt: ExportFormat) -> None:
+        self.app.history_actions.export(fmt, self.record)  # type: ignore[attr-defined]
 
     def _copy_answer(self) -> None:
         turn = self.selected_pane.turn
