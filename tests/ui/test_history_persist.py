@@ -80,14 +80,21 @@ async def test_a_streaming_answer_is_saved_as_it_streams_and_a_stop_keeps_it(
         await send(pilot, "go on")
         started = time.monotonic()
         await wait_until(pilot, lambda: time.monotonic() - started > 1.5, what="1.5 s of stream")
+
+        def saved() -> tuple[str, str]:
+            [(status, text)] = rows(
+                db, "SELECT status, text FROM messages WHERE role = 'assistant'"
+            )
+            return status, text
+
+        # Saves come about once a second while it streams: within a few more seconds (a loaded
+        # CI machine stretches the render tick) the row holds a good part of the answer.
+        await wait_until(pilot, lambda: len(saved()[1].split()) >= 10, 4.0, "a save mid-stream")
+        status, text = saved()
         on_screen = app.pane.turn.text if app.pane.turn else ""
-        [(status, text)] = rows(db, "SELECT status, text FROM messages WHERE role = 'assistant'")
         assert status == "streaming"
-        assert isinstance(text, str)
         assert text.startswith("word0 word1 ")
         assert on_screen.startswith(text)
-        # at most about a second behind: 20 words a second arrive, so over 10 are saved by now
-        assert len(text.split()) >= 10
         await pilot.press("escape")
         await wait_drawn(pilot)
         turn = app.pane.turn
