@@ -16,8 +16,8 @@ COLUMNS = ("provider", "api", "model", "key", "base url")
 
 
 def key_status(provider: ProviderConfig, environ: Mapping[str, str]) -> str:
-    if provider.name == DEMO:
-        return "not needed"
+    if provider.source is None and provider.name.startswith(DEMO):
+        return "not needed"  # the built-in demos: demo, demo-messages, demo-responses
     if provider.api_key_env:
         is_set = bool(environ.get(provider.api_key_env, "").strip())
         if is_set:

@@ -8,6 +8,7 @@ import pytest
 
 from app.api_keys import MissingApiKey, require_api_key, resolve_api_key
 from app.config import DEMO, Config, ConfigError, ProviderConfig, demo_provider, load_config
+from app.demo.server import with_demo_providers
 from app.paths import config_path, data_dir, locate_config, state_path, user_themes_dir
 from app.provider_list import format_providers
 from app.toml_lines import KeyLines, dotted, split_keys
@@ -483,6 +484,9 @@ def test_provider_list_shows_status_never_the_key(tmp_path: Path) -> None:
 
     missing = format_providers(config, {})
     assert "MISSING: set $KENARI_API_KEY" in missing
+
+    demos = format_providers(with_demo_providers(config), {})
+    assert [line.split()[3] for line in demos.splitlines() if "demo-" in line] == ["not", "not"]
 
 
 # ── the example file ───────────────────────────────────────────────────────────────────────
