@@ -14,10 +14,11 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Protocol, TextIO
 
 from app.config import ProviderConfig
 from app.conversation import Conversation
@@ -70,27 +71,55 @@ def run_ask(job: AskJob, stdout: TextIO, stderr: TextIO) -> int:
 
 
 async def _ask(job: AskJob, recorder: Recorder | None, printer: _Printer) -> tuple[Turn, Timing]:
-    conversation = Conversation(system=job.system)
-    conversation.add_user(job.prompt)
-    turn = Turn()
-    timing = Timing(time.monotonic())
-    client = ProviderClient(
-        job.provider,
-        job.api_key,
-        idle_timeout=job.idle_timeout,
-        connect_timeout=job.connect_timeout,
-        recorder=recorder,
-    )
+    turn, timing = Turn(), Timing(time.monotonic())
     try:
-        await client.stream(conversation, turn, timing, printer.on_event)
+        await stream_answer(
+            job.provider, job.api_key, job, turn, timing, recorder, printer.on_event
+        )
     except asyncio.CancelledError:
         # Ctrl+C: asyncio.run cancelled us; the client closed the stream and marked it stopped.
         task = asyncio.current_task()
         if task is not None:
             task.uncancel()
+    return turn, timing
+
+
+class Question(Protocol):
+    """What one ask needs besides the provider: AskJob and CompareJob both are one."""
+
+    @property
+    def prompt(self) -> str: ...
+    @property
+    def system(self) -> str | None: ...
+    @property
+    def idle_timeout(self) -> float: ...
+    @property
+    def connect_timeout(self) -> float: ...
+
+
+async def stream_answer(
+    provider: ProviderConfig,
+    api_key: str | None,
+    question: Question,
+    turn: Turn,
+    timing: Timing,
+    recorder: Recorder | None,
+    on_event: Callable[[Event], None] | None = None,
+) -> None:
+    """Ask one question of one provider, streaming into `turn`; shared by ask and ask --compare."""
+    conversation = Conversation(system=question.system)
+    conversation.add_user(question.prompt)
+    client = ProviderClient(
+        provider,
+        api_key,
+        idle_timeout=question.idle_timeout,
+        connect_timeout=question.connect_timeout,
+        recorder=recorder,
+    )
+    try:
+        await client.stream(conversation, turn, timing, on_event)
     finally:
         await client.aclose()
-    return turn, timing
 
 
 class _Printer:

@@ -25,15 +25,21 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TextIO
 
-from app.ask import EXIT_COMPLETE, EXIT_FAILED, EXIT_STOPPED, answer_json, summary_line
+from app.ask import (
+    EXIT_COMPLETE,
+    EXIT_FAILED,
+    EXIT_STOPPED,
+    answer_json,
+    stream_answer,
+    summary_line,
+)
 from app.compare.spec import pane_labels
 from app.compare.stats import PaneStats, PaneTimes, format_cost, pane_stats, ranking_line
 from app.config import ProviderConfig
-from app.conversation import Conversation
 from app.demo.samples import DEMO_LABEL
 from app.demo.server import DemoServer, Pacing, is_demo, start_demo_server
 from app.display.sanitize import clean, clean_line
-from app.providers.client import ProviderClient, Timing
+from app.providers.client import Timing
 from app.providers.errors import scrub
 from app.providers.record import Recorder
 from app.wire.turn import Turn, TurnStatus
@@ -112,20 +118,10 @@ async def _ask_all(
 async def _ask_one(
     run: PaneRun, job: CompareJob, recorder: Recorder | None, printer: _BlockPrinter
 ) -> None:
-    conversation = Conversation(system=job.system)
-    conversation.add_user(job.prompt)
     run.timing = Timing(time.monotonic())
-    client = ProviderClient(
-        run.provider,
-        run.api_key,
-        idle_timeout=job.idle_timeout,
-        connect_timeout=job.connect_timeout,
-        recorder=recorder,
-    )
     try:
-        await client.stream(conversation, run.turn, run.timing)
+        await stream_answer(run.provider, run.api_key, job, run.turn, run.timing, recorder)
     finally:
-        await client.aclose()
         if not run.turn.done:
             run.turn.end(stopped=True)
         printer.done(run)
