@@ -180,6 +180,9 @@ class ChatPane(Vertical):
         if not worker.is_finished and not worker.is_cancelled:
             worker.cancel()
         turn.end(stopped=True)  # a worker cancelled before it started never settles it
+        if self._timing is not None and self._timing.ended is None:
+            # The stop is the end: the next tick saves the turn before the worker has unwound.
+            self._timing.ended = self._clock.now()
         self._clock.tick_now()
         return True
 
