@@ -18,7 +18,7 @@ import os
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from app import __version__
 from app.config import API_NAMES, Config, ConfigError, ProviderConfig, load_config
@@ -215,14 +215,7 @@ def _ask(
     job = AskJob(
         provider=provider,
         api_key=key,
-        prompt=read_prompt(args.prompt, stdin),
-        system=args.system if args.system is not None else config.system,
-        json_output=args.json,
-        show_reasoning=args.reasoning,
-        record=args.record,
-        idle_timeout=config.idle_timeout,
-        connect_timeout=config.connect_timeout,
-        demo_pace=demo_pace(environ),
+        **_question(args, config, environ, stdin),
     )
     return run_ask(job, stdout, stderr)
 
@@ -262,16 +255,25 @@ def _ask_compare(
     job = CompareJob(
         providers=tuple(providers),
         api_keys=tuple(keys),
-        prompt=read_prompt(args.prompt, stdin),
-        system=args.system if args.system is not None else config.system,
-        json_output=args.json,
-        show_reasoning=args.reasoning,
-        record=args.record,
-        idle_timeout=config.idle_timeout,
-        connect_timeout=config.connect_timeout,
-        demo_pace=demo_pace(environ),
+        **_question(args, config, environ, stdin),
     )
     return run_compare(job, stdout, stderr)
+
+
+def _question(
+    args: argparse.Namespace, config: Config, environ: Mapping[str, str], stdin: TextIO
+) -> dict[str, Any]:
+    """What `ask` and `ask --compare` take alike from the flags and the config."""
+    return {
+        "prompt": read_prompt(args.prompt, stdin),
+        "system": args.system if args.system is not None else config.system,
+        "json_output": args.json,
+        "show_reasoning": args.reasoning,
+        "record": args.record,
+        "idle_timeout": config.idle_timeout,
+        "connect_timeout": config.connect_timeout,
+        "demo_pace": demo_pace(environ),
+    }
 
 
 def demo_pace(environ: Mapping[str, str]) -> float:
