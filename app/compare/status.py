@@ -57,8 +57,11 @@ def pane_status_segments(
         parts.append((f"{mark}{stats.rate.tokens_per_second:.1f} tok/s", DIM))
     else:
         parts.append(("– tok/s", DIM))
-    elapsed = stats.duration if stats.duration is not None else now - watch.started
-    parts.append((format_seconds(max(0.0, elapsed)), DIM))
+    if stats.duration is not None or live:
+        elapsed = stats.duration if stats.duration is not None else now - watch.started
+        parts.append((format_seconds(max(0.0, elapsed)), DIM))
+    else:  # a stored answer cut off by a crash has no end time
+        parts.append(("–s", DIM))
     if stats.usage is not None:
         parts.append((_usage(stats), DIM))
     if stats.finish_reason:

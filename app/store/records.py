@@ -76,6 +76,19 @@ class StoredConversation:
                 latest[m.pane] = PaneInfo(m.pane, m.provider or "", m.model or "", m.api or "")
         return [latest[p] for p in sorted(latest)]
 
+    @property
+    def last_round(self) -> list[PaneInfo]:
+        """The panes that answered the last answered prompt, as they answered it: the panes a
+        comparison showed when it was left (one removed before that prompt is not among them).
+        All panes when no prompt has an answer."""
+        answered: dict[int, PaneInfo] = {}
+        for m in reversed(self.messages):
+            if m.role == "user" and answered:
+                break
+            if m.role == "assistant" and m.pane is not None and m.pane not in answered:
+                answered[m.pane] = PaneInfo(m.pane, m.provider or "", m.model or "", m.api or "")
+        return [answered[p] for p in sorted(answered)] or self.panes
+
     def conversation(self, pane: int = 0) -> Conversation:
         """The history one pane continues from: every prompt, and that pane's answers only."""
         messages = [

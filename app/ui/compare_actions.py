@@ -83,13 +83,14 @@ async def close_comparisons(app: TriptychApp) -> None:
 async def open_stored_comparison(app: TriptychApp, stored: StoredConversation) -> None:
     """Reopen a stored comparison: each pane shows its own answers and carries on from them.
 
-    A pane whose provider is no longer configured is left out (and named); only the first four
-    panes that answered are shown, the most a comparison has.
+    The panes are those that answered the last prompt: a pane removed before it stays
+    removed. One whose provider is no longer configured is left out (and named); at most four
+    are shown, the most a comparison has.
     """
     choices: list[tuple[ProviderConfig, str]] = []
     indexes: list[int] = []
     missing: list[str] = []
-    for info in stored.panes:
+    for info in stored.last_round:
         provider = app.config.providers.get(info.provider)
         if provider is None:
             missing.append(info.provider or "?")
@@ -112,6 +113,20 @@ async def open_stored_comparison(app: TriptychApp, stored: StoredConversation) -
     for pane in screen.panes:
         history = PaneHistory(record, pane=pane.history.pane, owns_prompts=False)
         await pane.show_stored(stored, history)
+    if answered_last_prompt(stored, indexes[: len(screen.panes)]):
+        screen.rank()  # as it ranked when the last answers came in
+
+
+def answered_last_prompt(stored: StoredConversation, panes: list[int]) -> bool:
+    """Every one of `panes` answered the conversation's last prompt: the answers each pane
+    shows last are then one round of the comparison, and rank against each other."""
+    answered: set[int] = set()
+    for message in reversed(stored.messages):
+        if message.role == "user":
+            break
+        if message.pane is not None:
+            answered.add(message.pane)
+    return bool(panes) and answered >= set(panes)
 
 
 # -- from a chat, and back -------------------------------------------------------------------
@@ -186,6 +201,7 @@ def _copy(conversation: Conversation) -> Conversation:
 
 
 __all__ = [
+    "answered_last_prompt",
     "close_comparisons",
     "compare_from_chat",
     "compare_screen",

@@ -210,12 +210,20 @@ class CompareScreen(Screen[None]):
 
     def on_chat_pane_turn_drawn(self, message: ChatPane.TurnDrawn) -> None:
         self.refresh_bindings()
+        self.rank()
+
+    def rank(self) -> None:
+        """Rank the panes' current turns once none is still answering (a pane added since the
+        last prompt has none and is left out). Also for a reopened comparison whose last
+        prompt every pane answered: its figures are the stored ones."""
         if self.busy:
             return
         now = self.maker.clock.now()
         stats = [s for pane in self.panes if (s := pane.stats(now)) is not None]
         if len(stats) >= 2:
             self.ranking.rank(stats)
+        else:
+            self.ranking.clear()
 
     # -- panes -----------------------------------------------------------------------------
 
@@ -252,6 +260,8 @@ class CompareScreen(Screen[None]):
         self._relabel()
         self._select(min(self.selected, len(self.panes) - 1))
         self._arrange(self.size.width)
+        if self.ranking.display:  # it named the pane that is gone
+            self.rank()
         return True
 
     def _relabel(self) -> None:

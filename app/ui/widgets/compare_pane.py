@@ -99,12 +99,15 @@ class ComparePane(ChatPane):
         return False
 
     def stats(self, now: float) -> PaneStats | None:
-        """The current turn in figures (live while it streams); None before the first prompt
-        and for a reopened conversation (each stored answer shows its own saved line)."""
+        """The current turn in figures (live while it streams); None before the first prompt.
+
+        A reopened pane's current turn is its last stored answer, whose watch holds the saved
+        timings on a clock that starts at 0 with the request: the same figures it had live."""
         view = self.current
-        if view is None or self._reopened:
+        if view is None:
             return None
-        watch, timing = view.turn_watch, self._timing
+        watch = view.turn_watch
+        timing = None if self._reopened else self._timing
         ended = timing.ended if timing is not None and timing.ended is not None else None
         if ended is None:
             ended = watch.ended_at
@@ -112,7 +115,9 @@ class ComparePane(ChatPane):
         return pane_stats(self.label, self.provider, view.turn, times, watch.chars)
 
     def update_status(self, now: float) -> None:
-        view = None if self._reopened else self.current
+        view = self.current
+        if view is not None and self._reopened:
+            now = settled_at(view.turn_watch)  # the saved figures, not timed against today
         segments = pane_status_segments(
             self.stats(now),
             None if view is None else view.turn,
@@ -120,6 +125,12 @@ class ComparePane(ChatPane):
             now,
         )
         self.status_bar.show(segments)
+
+
+def settled_at(watch: TurnWatch) -> float:
+    """The moment a stored turn's figures describe: its end, or the last thing it saw."""
+    moments = (watch.ended_at, watch.last_token_at, watch.first_token_at)
+    return next((t for t in moments if t is not None), watch.started)
 
 
 def _shape(turn: Turn) -> Hashable:
