@@ -156,6 +156,7 @@ class Result:
     lag: dict[str, float]
     cost_early_us: float | None  # CPU microseconds per token around token 1,000
     cost_late_us: float | None  # ... over the last 1,000 tokens
+    frames_per_s: float | None = None  # render clock ticks per second while tokens arrived
 
 
 def cost_per_token(samples: list[list[float]], low: int, high: int) -> float | None:
@@ -215,6 +216,9 @@ def run_app(
     samples = report["samples"]
     streaming = [s for s in samples if s[2] > 0]
     stream_cpu = streaming[-1][1] - streaming[0][1] if len(streaming) > 1 else 0.0
+    arriving = [s for s in streaming if s[2] < streaming[-1][2]] or streaming
+    span = arriving[-1][0] - arriving[0][0]
+    frames_per_s = (arriving[-1][3] - arriving[0][3]) / span if span > 0.5 else None
     total = len(tokens)
     return Result(
         label,
@@ -226,6 +230,7 @@ def run_app(
         {k: report[k] for k in ("lag_p50_ms", "lag_p95_ms", "lag_p99_ms", "lag_max_ms")},
         cost_per_token(samples, 500, 1500),
         cost_per_token(samples, total - 1000, total - 1),
+        frames_per_s,
     )
 
 
@@ -305,6 +310,7 @@ def show(results: list[Result]) -> None:
     head = (
         f"{'run':<28} {'cpu s':>7} {'stream':>7} {'end ms':>8} {'tmux ms':>8} {'peak MB':>8}"
         f" {'lag p50':>8} {'p95':>7} {'p99':>7} {'max':>7} {'us/tok@1k':>10} {'@last':>8}"
+        f" {'frames/s':>8}"
     )
     print(head)
     for r in results:
@@ -312,9 +318,10 @@ def show(results: list[Result]) -> None:
         lags = " ".join(f"{v:>7.1f}" if v is not None else f"{'-':>7}" for v in lag)
         early = f"{r.cost_early_us:>10.0f}" if r.cost_early_us else f"{'-':>10}"
         late = f"{r.cost_late_us:>8.0f}" if r.cost_late_us else f"{'-':>8}"
+        fps = f"{r.frames_per_s:>8.1f}" if r.frames_per_s else f"{'-':>8}"
         print(
             f"{r.name:<28} {r.cpu:>7.2f} {r.stream_cpu:>7.2f} {r.last_byte_to_screen_ms:>8.0f}"
-            f" {r.last_byte_to_tmux_ms:>8.0f} {r.peak_mb:>8.1f} {lags:>32} {early} {late}"
+            f" {r.last_byte_to_tmux_ms:>8.0f} {r.peak_mb:>8.1f} {lags:>32} {early} {late} {fps}"
         )
 
 

@@ -23,6 +23,7 @@ from app.config import Config, ProviderConfig
 from app.paths import state_path, user_themes_dir
 from app.state import State, load_state, save_state
 from app.store import history_path
+from app.ui import textual_layout
 from app.ui.commands import Choice, TriptychCommands
 from app.ui.compare_actions import close_comparisons, startup_screen
 from app.ui.connect import ClientMaker, pick_model, pick_provider
@@ -63,6 +64,7 @@ class TriptychApp(App[int]):
         """`history_file` None runs without history (tests); run_tui passes history_path().
         `compare`: start side by side with these providers (NAME or NAME:MODEL)."""
         super().__init__()
+        textual_layout.install()
         self.history = History.open(history_file)
         self.history_actions = HistoryActions(self, self.history)
         self.continue_last = continue_last
@@ -92,6 +94,7 @@ class TriptychApp(App[int]):
         self._probe = LagProbe.from_env()
         if self._probe is not None:
             self._probe.progress = self._parts_received
+            self._probe.ticks = lambda: self.render_clock.ticks
 
     def palette_choices(self) -> list[Choice]:
         return palette_choices(self)

@@ -1,8 +1,9 @@
 """Event-loop lag probe for the render benchmark, enabled by `TRIPTYCH_LAG_LOG=path`.
 
 A 10 ms asyncio sleep loop records how late each wake-up is (a stand-in for keypress latency).
-Every quarter second it also samples (wall time, CPU seconds, parts received), from which the
-benchmark derives the CPU cost per token early and late in a long answer. At exit the lag
+Every quarter second it also samples (wall time, CPU seconds, parts received, frames drawn), from
+which the benchmark derives the CPU cost per token early and late in a long answer, and how often
+the screen was updated while tokens arrived. At exit the lag
 percentiles, the process's CPU seconds and peak memory, the samples, and the wall-clock times of
 the frames drawn once each stream had ended are written as JSON to the path.
 """
@@ -35,8 +36,9 @@ def percentile(values: list[float], fraction: float) -> float:
 class LagProbe:
     path: Path
     progress: Callable[[], int] = lambda: 0
+    ticks: Callable[[], int] = lambda: 0  # render clock ticks so far (frames drawn)
     lags: list[float] = field(default_factory=list)
-    samples: list[tuple[float, float, int]] = field(default_factory=list)
+    samples: list[tuple[float, float, int, int]] = field(default_factory=list)
     final_frames: list[float] = field(default_factory=list)  # time.time() of settled frames
     _task: asyncio.Task[None] | None = None
 
@@ -58,7 +60,9 @@ class LagProbe:
             self.lags.append(max(0.0, after - before - INTERVAL))
             if after >= next_sample:
                 next_sample = after + SAMPLE_EVERY
-                self.samples.append((time.time(), time.process_time(), self.progress()))
+                self.samples.append(
+                    (time.time(), time.process_time(), self.progress(), self.ticks())
+                )
 
     def frame_settled(self) -> None:
         self.final_frames.append(time.time())

@@ -63,7 +63,6 @@ class AnswerView(Vertical):
         pieces = self._cutter.feed(text)
         if final:
             pieces[-1] += self._cutter.flush()
-            self.sealed = True
         for index, piece in enumerate(pieces):
             if index or not self.segments:
                 if not piece and index:
@@ -77,6 +76,9 @@ class AnswerView(Vertical):
                 assert isinstance(live, StreamedMarkdown)  # the last one never sleeps while live
                 self.sources[-1] += piece
                 await live.append(piece)
+        # Sealed only now: a virtualize pass running while the appends above were awaited must
+        # not put the last segment to sleep under an append still in flight.
+        self.sealed = self.sealed or final
 
     @property
     def source(self) -> str:
