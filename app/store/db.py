@@ -27,6 +27,7 @@ from app.store.records import (
     ConversationSummary,
     Kind,
     StoredConversation,
+    in_reading_order,
     row_to_message,
     turn_columns,
 )
@@ -35,6 +36,12 @@ from app.store.search_index import NO_FTS5_WARNING, ensure_index, fts5_available
 from app.wire.turn import Turn, TurnStatus
 
 BUSY_TIMEOUT_MS = 10_000
+# What a copied answer keeps of the original row (everything but its place and bookkeeping).
+_COPIED = (
+    "role", "text", "provider", "model", "api", "status", "reasoning", "reasoning_signature",
+    "redacted_reasoning", "tool_calls", "sources", "usage", "finish_reason", "finish_detail",
+    "error_code", "error_message", "interruption", "terminal_seen", "ttft_ms", "duration_ms",
+)  # fmt: skip
 DEFAULT_FILENAME = "history.sqlite3"
 
 
@@ -178,6 +185,28 @@ class Store:
                 )
         return True
 
+    def copy_turn(self, turn_id: int, *, pane: int, reply_to: int) -> int:
+        """Copy a finished answer into another pane of its conversation, as the answer to
+        prompt `reply_to`: a pane added to a comparison carries on another pane's conversation,
+        and reopens with it. The copy keeps who answered, with its figures."""
+        now = self.clock()
+        copied = ", ".join(_COPIED)
+        with self._write() as conn:
+            cur = conn.execute(
+                f"INSERT INTO messages (conversation_id, {copied}, pane, reply_to, created_at, "
+                f"updated_at) SELECT conversation_id, {copied}, ?, ?, ?, ? FROM messages "
+                "WHERE id = ? AND role = 'assistant'",
+                (pane, reply_to, now, now, turn_id),
+            )
+            if cur.rowcount != 1:
+                raise ConversationNotFound(f"no answer {turn_id} in the history")
+            conn.execute(
+                "UPDATE conversations SET updated_at = ? WHERE id = "
+                "(SELECT conversation_id FROM messages WHERE id = ?)",
+                (now, turn_id),
+            )
+        return _rowid(cur)
+
     def rename(self, conv_id: int, title: str) -> None:
         with self._write() as conn:
             cur = conn.execute("UPDATE conversations SET title = ? WHERE id = ?", (title, conv_id))
@@ -189,10 +218,12 @@ class Store:
             self._found(cur, conv_id)
 
     def delete_messages_from(self, conv_id: int, message_id: int) -> int:
-        """Drop a message and everything after it (retry and edit); returns how many went."""
+        """Drop a message and everything after it (retry and edit); returns how many went.
+        Answers copied later to earlier prompts are not after it, and stay."""
         with self._write() as conn:
             cur = conn.execute(
-                "DELETE FROM messages WHERE conversation_id = ? AND id >= ?", (conv_id, message_id)
+                "DELETE FROM messages WHERE conversation_id = ? AND COALESCE(reply_to, id) >= ?",
+                (conv_id, message_id),
             )
         return cur.rowcount
 
@@ -232,7 +263,7 @@ class Store:
             system=row["system"],
             created_at=row["created_at"],
             updated_at=row["updated_at"],
-            messages=[row_to_message(r) for r in rows],
+            messages=in_reading_order([row_to_message(r) for r in rows]),
         )
 
     def last_conversation_id(self) -> int | None:

@@ -55,6 +55,9 @@ class StoredMessage:
     api: str | None = None
     ttft_ms: int | None = None
     duration_ms: int | None = None
+    # The prompt this answer replies to, for an answer stored after later prompts: a copy
+    # carried into a pane added mid-comparison. None: the prompt before it.
+    reply_to: int | None = None
 
 
 @dataclass(slots=True)
@@ -164,7 +167,23 @@ def row_to_message(row: sqlite3.Row) -> StoredMessage:
         api=row["api"],
         ttft_ms=row["ttft_ms"],
         duration_ms=row["duration_ms"],
+        reply_to=row["reply_to"],
     )
+
+
+def in_reading_order(messages: list[StoredMessage]) -> list[StoredMessage]:
+    """Stored order (by id), except that an answer with `reply_to` moves to the end of the
+    answers to that prompt, where a pane that carries it on showed it."""
+    prompt = 0
+    keyed: list[tuple[tuple[int, int, int], StoredMessage]] = []
+    for m in messages:
+        if m.role == "user":
+            prompt = m.id
+            keyed.append(((m.id, 0, m.id), m))
+        else:
+            keyed.append(((m.reply_to if m.reply_to is not None else prompt, 1, m.id), m))
+    keyed.sort(key=lambda pair: pair[0])
+    return [m for _, m in keyed]
 
 
 def first_line(text: str, limit: int = 80) -> str:
@@ -201,6 +220,7 @@ __all__ = [
     "StoredConversation",
     "StoredMessage",
     "first_line",
+    "in_reading_order",
     "row_to_message",
     "row_to_turn",
     "turn_columns",

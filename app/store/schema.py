@@ -71,6 +71,13 @@ MIGRATIONS: tuple[Migration, ...] = (
         UPDATE messages SET pane = 0 WHERE role = 'assistant';
         """,
     ),
+    Migration(
+        3,
+        "answers carried into a pane added to a comparison: the prompt each one answers",
+        """
+        ALTER TABLE messages ADD COLUMN reply_to INTEGER;
+        """,
+    ),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

@@ -134,16 +134,17 @@ def answered_last_prompt(stored: StoredConversation, panes: list[int]) -> bool:
 
 async def compare_from_chat(app: TriptychApp, provider: ProviderConfig) -> None:
     """ "Compare with…": the chat's provider and `provider` side by side, both carrying on the
-    chat so far (copied into the new comparison's history for both panes)."""
+    chat so far (copied into the new comparison's history for both panes with its first
+    prompt: left before that, the comparison is not stored, and the chat is the last one)."""
     chat = app.pane
     if chat.streaming:
         app.notify("Still answering — press Esc to stop it first.", severity="warning")
         return
     conversation = settled_history(chat.conversation)
     screen = compare_screen(app, [(chat.provider, chat.model), (provider, provider.model)])
-    if screen.record is not None:
-        indexes = [p.history.pane for p in screen.panes]
-        copy_exchanges(screen.record, conversation, indexes, chat.provider, chat.model)
+    indexes = [p.history.pane for p in screen.panes]
+    answered_by = chat.provider, chat.model
+    screen.carry_later(lambda record: copy_exchanges(record, conversation, indexes, *answered_by))
     await install(app, screen)
     for pane in screen.panes:
         await show_conversation(pane, _copy(conversation))

@@ -26,6 +26,7 @@ from app.store import (
     Kind,
     Store,
     StoredConversation,
+    StoredMessage,
     StoreError,
     TurnSaver,
     export_conversation,
@@ -250,6 +251,22 @@ class ConversationRecord:
             return TurnRecord(self.history, None)
         return TurnRecord(self.history, TurnSaver(store, turn_id))
 
+    def carry(self, source: int, target: int) -> None:
+        """Copy pane `source`'s conversation so far to pane `target` (each answer under the
+        prompt it answers): a pane added to a comparison carries on the one it was added from,
+        and reopens with that conversation rather than with bare prompts."""
+        store = self.history.store
+        if store is None or self.conv_id is None:
+            return
+        try:
+            stored = store.load(self.conv_id)
+            for message, prompt_id in carried_answers(stored, source):
+                store.copy_turn(message.id, pane=target, reply_to=prompt_id)
+        except ConversationNotFound:
+            return
+        except StoreError as exc:
+            self.history.fail(exc)
+
     def drop_last_exchange(self) -> None:
         """Delete the last prompt and everything after it (edit and resend replaces them)."""
         store = self.history.store
@@ -337,23 +354,46 @@ class PaneHistory:
 
 
 def continued_conversation(stored: StoredConversation, pane: int = 0) -> Conversation:
-    """The history a pane continues from, as the live pane would have built it.
+    """The history a pane continues from, as the live pane would have built it."""
+    messages = [
+        Message("user", m.text) if m.turn is None else Message("assistant", m.turn.text, m.turn)
+        for m in _continued(stored, pane)
+    ]
+    return Conversation(stored.system, messages)
+
+
+def carried_answers(stored: StoredConversation, pane: int) -> list[tuple[StoredMessage, int]]:
+    """The answers a pane's conversation holds (what a pane added from it carries on), each
+    with the id of the prompt it answers."""
+    prompt: int | None = None
+    answers: list[tuple[StoredMessage, int]] = []
+    for m in _continued(stored, pane):
+        if m.role == "user":
+            prompt = m.id
+        elif prompt is not None:
+            answers.append((m, prompt))
+    return answers
+
+
+def _continued(stored: StoredConversation, pane: int) -> list[StoredMessage]:
+    """Every prompt, and the answers of `pane` that its conversation keeps.
 
     An unfinished answer that was retried (another answer from the same pane follows it before
-    the next prompt) stays on screen but is not sent: the retry asked the question afresh.
+    the next prompt) stays on screen but is not sent: the retry asked the question afresh. An
+    answer with neither text nor tool calls is not sent either.
     """
     mine = [m for m in stored.messages if m.role == "user" or m.pane == pane]
-    messages: list[Message] = []
+    kept: list[StoredMessage] = []
     for index, m in enumerate(mine):
         if m.role == "user":
-            messages.append(Message("user", m.text))
+            kept.append(m)
             continue
         following = mine[index + 1] if index + 1 < len(mine) else None
         if following is not None and following.role == "assistant":
             continue
         if m.turn is not None and (m.turn.text_parts or m.turn.calls):
-            messages.append(Message("assistant", m.turn.text, m.turn))
-    return Conversation(stored.system, messages)
+            kept.append(m)
+    return kept
 
 
 __all__ = [
@@ -363,5 +403,6 @@ __all__ = [
     "Notice",
     "PaneHistory",
     "TurnRecord",
+    "carried_answers",
     "continued_conversation",
 ]

@@ -22,6 +22,8 @@ from app.config import Config, ProviderConfig
 from app.display.speed import format_seconds
 from app.store import Store, StoredConversation
 from app.ui.app import TriptychApp
+from app.ui.compare_actions import leave_comparison
+from app.ui.screens.chat import ChatScreen
 from app.ui.screens.compare import CompareScreen
 from app.wire.engine import Api
 from tests.fakes import provider as fake
@@ -205,6 +207,68 @@ async def test_no_ranking_when_the_last_prompt_is_not_answered_in_every_pane(
         assert not screen.ranking.display
 
 
+async def test_an_added_pane_reopens_with_the_conversation_it_carried_on(
+    fakes: dict[Api, FakeProvider], tmp_path: Path
+) -> None:
+    db = tmp_path / "history.sqlite3"
+    fakes[Api.CHAT].push(fake.stream(Api.CHAT, answer("cc says two.")))
+    fakes[Api.MESSAGES].push(
+        fake.stream(Api.MESSAGES, answer("am says one.")),
+        fake.stream(Api.MESSAGES, answer("am says two.")),
+    )
+    fakes[Api.RESPONSES].push(fake.stream(Api.RESPONSES, answer("rs says one.")))
+    config = config_for(fakes)
+    app = make_app(config, tmp_path, history_file=db, compare=["am", "rs"])
+    async with app.run_test(size=WIDE) as pilot:
+        await ask(pilot, "first")
+        await all_drawn(pilot)
+        screen = compare_screen(app)
+        assert screen.selected_pane.provider.name == "am"
+        await run_palette(pilot, "Add pane", "cc")
+        await wait_until(pilot, lambda: len(screen.panes) == 3, what="a third pane")
+        added = screen.panes[2]
+        assert [m.text for m in added.conversation.messages] == ["first", "am says one."]
+        fakes[Api.RESPONSES].push(fake.stream(Api.RESPONSES, answer("rs says two.")))
+        await ask(pilot, "second")
+        await all_drawn(pilot)
+        live_sent = body_messages(fakes[Api.CHAT])
+    assert live_sent == [("user", "first"), ("assistant", "am says one."), ("user", "second")]
+
+    fakes[Api.CHAT].push(fake.stream(Api.CHAT, answer("cc says three.")))
+    fakes[Api.MESSAGES].push(fake.stream(Api.MESSAGES, answer("am says three.")))
+    fakes[Api.RESPONSES].push(fake.stream(Api.RESPONSES, answer("rs says three.")))
+    app = make_app(config_for(fakes), tmp_path, history_file=db, continue_last=True)
+    async with app.run_test(size=WIDE) as pilot:
+        screen = await reopened(pilot, "cc says two.")
+        assert [p.provider.name for p in screen.panes] == ["am", "rs", "cc"]
+        cc = screen.panes[2]
+        shown = [
+            line for line in screen_text(app).splitlines() if "am says one." in line
+        ]  # the panes sit side by side: the carried answer shows in am's pane and in cc's
+        assert sum(line.count("am says one.") for line in shown) == 2
+        assert [(m.role, m.text) for m in cc.conversation.messages] == [
+            ("user", "first"),
+            ("assistant", "am says one."),
+            ("user", "second"),
+            ("assistant", "cc says two."),
+        ]
+        assert screen.ranking.display  # every pane answered the last prompt itself
+        assert sorted(sections(screen.ranking.text)["output tokens"].split(" › ")) == [
+            "am 1",
+            "cc 1",
+            "rs 1",
+        ]
+        await ask(pilot, "third")
+        await all_drawn(pilot)
+        assert body_messages(fakes[Api.CHAT]) == [
+            ("user", "first"),
+            ("assistant", "am says one."),
+            ("user", "second"),
+            ("assistant", "cc says two."),
+            ("user", "third"),
+        ]
+
+
 async def test_a_removed_pane_stays_removed_when_reopened(
     fakes: dict[Api, FakeProvider], tmp_path: Path
 ) -> None:
@@ -235,3 +299,44 @@ async def test_a_removed_pane_stays_removed_when_reopened(
         screen = await reopened(pilot, "rs says two.")
         assert [p.provider.name for p in screen.panes] == ["cc", "rs"]
         assert screen.ranking.display
+
+
+async def test_compare_with_left_before_asking_stores_no_comparison(
+    fakes: dict[Api, FakeProvider], tmp_path: Path
+) -> None:
+    """Its panes' answers are all copies of the chat's: stored as they were, every pane would
+    reopen as the chat's provider. What is stored is the chat; the comparison is stored once it
+    asks something, and then reopens with the providers it compared."""
+    db = tmp_path / "history.sqlite3"
+    fakes[Api.CHAT].push(fake.stream(Api.CHAT, answer("cc alone.")))
+    app = make_app(config_for(fakes), tmp_path, history_file=db)
+    async with app.run_test(size=WIDE) as pilot:
+        await ask(pilot, "hello")
+        await wait_until(pilot, lambda: app.pane.current is not None and app.pane.current.drawn)
+        await run_palette(pilot, "Compare with", "am")
+        await wait_until(pilot, lambda: isinstance(app.screen, CompareScreen), what="compare")
+        await wait_until(pilot, lambda: screen_text(app).count("cc alone.") == 2)
+        await leave_comparison(app)
+        await pilot.pause()
+    assert load_last(db).kind == "chat"
+
+    app = make_app(config_for(fakes), tmp_path, history_file=db, continue_last=True)
+    async with app.run_test(size=WIDE) as pilot:
+        await wait_until(pilot, lambda: "cc alone." in screen_text(app), what="the chat")
+        assert isinstance(app.screen, ChatScreen)
+        fakes[Api.CHAT].push(fake.stream(Api.CHAT, answer("cc compared.")))
+        fakes[Api.MESSAGES].push(fake.stream(Api.MESSAGES, answer("am compared.")))
+        await run_palette(pilot, "Compare with", "am")
+        await wait_until(pilot, lambda: isinstance(app.screen, CompareScreen), what="compare")
+        await wait_until(pilot, lambda: screen_text(app).count("cc alone.") == 2)
+        await ask(pilot, "now both")
+        await all_drawn(pilot)
+
+    stored = load_last(db)
+    assert stored.kind == "compare"
+    assert [(p.pane, p.provider) for p in stored.panes] == [(0, "cc"), (1, "am")]
+    app = make_app(config_for(fakes), tmp_path, history_file=db, continue_last=True)
+    async with app.run_test(size=WIDE) as pilot:
+        screen = await reopened(pilot, "am compared.")
+        assert [p.provider.name for p in screen.panes] == ["cc", "am"]
+        assert screen_text(app).count("cc alone.") == 2

@@ -80,7 +80,7 @@ def test_open_creates_the_folder_and_uses_wal(tmp_path: Path) -> None:
     Store.open(path).close()
     conn = sqlite3.connect(path)
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == 2
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == 3
 
 
 def test_a_turn_round_trips_with_every_part(store: Store) -> None:
@@ -295,6 +295,84 @@ def test_a_comparison_reopens_as_panes(store: Store) -> None:
         "Follow-up",
     ]
     assert store.list_conversations()[0].kind == "compare"
+
+
+def answered(store: Store, conv: int, text: str, pane: int, provider: str) -> int:
+    turn_id = store.start_turn(conv, provider=provider, model="m", api="chat", pane=pane)
+    turn = Turn()
+    turn.apply_all([TextDelta(text), Usage(3, 4, None), END_OF_STREAM])
+    turn.end()
+    store.save_turn(turn_id, turn, ttft_ms=120, duration_ms=900, final=True)
+    return turn_id
+
+
+def test_a_copied_answer_reads_under_the_prompt_it_answers(store: Store) -> None:
+    """A pane added after the first prompt carries on pane 0: the copy is written later, but
+    reads (and reopens) as pane 2's answer to that first prompt, keeping who answered."""
+    conv = store.create_conversation(kind="compare")
+    first = store.add_user_message(conv, "one")
+    original = answered(store, conv, "a says one", 0, "a")
+    answered(store, conv, "b says one", 1, "b")
+    copy = store.copy_turn(original, pane=2, reply_to=first)
+    store.add_user_message(conv, "two")
+    for pane, name in enumerate("abc"):
+        answered(store, conv, f"{name} says two", pane, name)
+
+    loaded = store.load(conv)
+    assert [(m.id, m.pane) for m in loaded.messages][:4] == [
+        (first, None),
+        (original, 0),
+        (original + 1, 1),
+        (copy, 2),
+    ]
+    carried = loaded.messages[3]
+    assert (carried.provider, carried.text, carried.reply_to) == ("a", "a says one", first)
+    assert (carried.ttft_ms, carried.duration_ms) == (120, 900)
+    assert carried.turn is not None
+    assert carried.turn.usage == Usage(3, 4, None)
+    assert carried.turn.status is TurnStatus.COMPLETE
+    assert [(m.role, m.text) for m in loaded.conversation(2).messages] == [
+        ("user", "one"),
+        ("assistant", "a says one"),
+        ("user", "two"),
+        ("assistant", "c says two"),
+    ]
+    assert loaded.last_round[2].provider == "c"
+    with pytest.raises(ConversationNotFound):
+        store.copy_turn(first, pane=2, reply_to=first)  # a prompt is not an answer
+
+
+def test_dropping_the_last_exchange_keeps_copies_of_earlier_answers(store: Store) -> None:
+    conv = store.create_conversation(kind="compare")
+    first = store.add_user_message(conv, "one")
+    original = answered(store, conv, "a says one", 0, "a")
+    second = store.add_user_message(conv, "two")
+    answered(store, conv, "a says two", 0, "a")
+    store.copy_turn(original, pane=1, reply_to=first)  # written after "two", answers "one"
+    late = store.copy_turn(original, pane=2, reply_to=second)
+
+    assert store.delete_messages_from(conv, second) == 3
+    loaded = store.load(conv)
+    assert [(m.text, m.pane) for m in loaded.messages] == [
+        ("one", None),
+        ("a says one", 0),
+        ("a says one", 1),
+    ]
+    assert late not in {m.id for m in loaded.messages}
+
+
+def test_last_round_is_the_panes_that_answered_the_last_answered_prompt(store: Store) -> None:
+    conv = store.create_conversation(kind="compare")
+    store.add_user_message(conv, "one")
+    for pane, name in enumerate("abc"):
+        answered(store, conv, f"{name} one", pane, name)
+    store.add_user_message(conv, "two")  # pane 1 was removed before this prompt
+    answered(store, conv, "a two", 0, "a")
+    answered(store, conv, "c two", 2, "c")
+    store.add_user_message(conv, "three")  # stored, then nothing answered it
+    loaded = store.load(conv)
+    assert [(p.pane, p.provider) for p in loaded.last_round] == [(0, "a"), (2, "c")]
+    assert [p.pane for p in loaded.panes] == [0, 1, 2]
 
 
 def test_unknown_kind_is_refused(store: Store) -> None:

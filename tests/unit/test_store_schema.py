@@ -82,6 +82,45 @@ def test_a_first_release_database_migrates_with_its_data(tmp_path: Path) -> None
     assert store.load(conv).panes[0].pane == 2
 
 
+def test_a_v2_comparison_migrates_and_reads_in_the_order_it_was_written(
+    tmp_path: Path,
+) -> None:
+    """Version 3 adds `reply_to`; rows written before it have none and keep their order."""
+    path = tmp_path / "history.sqlite3"
+    old = sqlite3.connect(path)
+    old.executescript(V1_SCHEMA)
+    old.executescript(
+        """
+        ALTER TABLE conversations ADD COLUMN kind TEXT NOT NULL DEFAULT 'chat'
+            CHECK (kind IN ('chat', 'compare'));
+        ALTER TABLE messages ADD COLUMN pane INTEGER;
+        UPDATE messages SET pane = 0 WHERE role = 'assistant';
+        PRAGMA user_version = 2;
+        INSERT INTO conversations (id, title, kind, created_at, updated_at)
+            VALUES (2, '', 'compare', 1600000200, 1600000300);
+        INSERT INTO messages (conversation_id, role, text, created_at, updated_at)
+            VALUES (2, 'user', 'q', 1600000200, 1600000200);
+        INSERT INTO messages (conversation_id, role, text, provider, status, pane, created_at,
+                              updated_at)
+            VALUES (2, 'assistant', 'from b', 'b', 'complete', 1, 1600000201, 1600000201),
+                   (2, 'assistant', 'from a', 'a', 'complete', 0, 1600000202, 1600000202);
+        """
+    )
+    old.close()
+
+    store = Store.open(path)
+    loaded = store.load(2)
+    assert [(m.text, m.pane, m.reply_to) for m in loaded.messages] == [
+        ("q", None, None),
+        ("from b", 1, None),
+        ("from a", 0, None),
+    ]
+    first = store.load(1).messages[0].id
+    copy = store.copy_turn(store.load(1).messages[1].id, pane=1, reply_to=first)
+    assert store.load(1).messages[-1].id == copy  # the migrated file takes the new column
+    store.close()
+
+
 def test_migrations_are_numbered_in_order() -> None:
     assert [m.version for m in MIGRATIONS] == list(range(1, len(MIGRATIONS) + 1))
 

@@ -7,7 +7,10 @@ render clock. Esc stops every stream; Ctrl+S stops the selected pane only. The s
 (Alt+←/→, or Tab/click into it) is also the one Ctrl+G continues alone in a normal chat.
 
 History: the comparison is one conversation of kind "compare" in the store. The screen stores
-each shared prompt once; each pane saves its own answers under its own pane index.
+each shared prompt once; each pane saves its own answers under its own pane index. What a pane
+carries on without having been asked (the chat a comparison started from, or the pane a new
+pane was added from) is stored for it just before the next prompt: a comparison left before
+asking anything leaves no pane in the history that never answered.
 """
 
 from __future__ import annotations
@@ -39,6 +42,8 @@ if TYPE_CHECKING:
     from app.ui.app import TriptychApp
 
 MIN_PANE_WIDTH = 40  # columns; narrower than this and the panes stack
+
+Carry = Callable[[ConversationRecord], None]
 
 
 def longest_period(panes: int) -> float:
@@ -88,6 +93,8 @@ class CompareScreen(Screen[None]):
         self.ranking = CompareRanking(id="ranking")
         self.prompt = PromptInput(id="prompt")
         self.on_continue_alone: Callable[[ComparePane], object] | None = None
+        # Written to the record before the next prompt: (the pane it is for, or None for all).
+        self._carries: list[tuple[ComparePane | None, Carry]] = []
         self._gate_tick = -1
         self._gate_pane: ComparePane | None = None
         for pane in self.panes:
@@ -188,6 +195,7 @@ class CompareScreen(Screen[None]):
             return
         self.ranking.clear()
         if self.record is not None:
+            self._write_carries(self.record)
             self.record.prompt(message.text)  # once, before any request is sent
         for pane in self.panes:
             await pane.send(message.text)
@@ -225,6 +233,17 @@ class CompareScreen(Screen[None]):
         else:
             self.ranking.clear()
 
+    # -- carrying on ------------------------------------------------------------------------
+
+    def carry_later(self, carry: Carry, pane: ComparePane | None = None) -> None:
+        """Store `carry` with the next prompt (dropped with `pane` if it is removed first)."""
+        self._carries.append((pane, carry))
+
+    def _write_carries(self, record: ConversationRecord) -> None:
+        carries, self._carries = self._carries, []
+        for _pane, carry in carries:
+            carry(record)
+
     # -- panes -----------------------------------------------------------------------------
 
     async def add_pane(self, provider: ProviderConfig, model: str) -> ComparePane | None:
@@ -233,6 +252,12 @@ class CompareScreen(Screen[None]):
             self.notify(f"A comparison has at most {MAX_PANES} panes.", severity="warning")
             return None
         source = self.selected_pane
+        if source.streaming:  # it carries on the source's conversation: a whole one
+            self.notify(
+                f"Pane {source.number} is still answering; add a pane once it is done.",
+                severity="warning",
+            )
+            return None
         index = 1 + max(p.history.pane for p in self.panes)  # never reuse a stored pane index
         pane = self.maker.make(
             len(self.panes) + 1, provider.name, provider, model, self._pane_history(index)
@@ -242,6 +267,8 @@ class CompareScreen(Screen[None]):
         self._relabel()
         await self.container.mount(pane)
         await show_conversation(pane, settled_history(source.conversation))
+        source_index = source.history.pane
+        self.carry_later(lambda record: record.carry(source_index, index), pane)
         self._arrange(self.size.width)
         self._select(len(self.panes) - 1)
         return pane
@@ -254,6 +281,7 @@ class CompareScreen(Screen[None]):
             return False
         await pane.aclose()
         self.panes.remove(pane)
+        self._carries = [(p, carry) for p, carry in self._carries if p is not pane]
         await pane.remove()
         for number, remaining in enumerate(self.panes, 1):
             remaining.renumber(number)
@@ -337,6 +365,7 @@ class CompareScreen(Screen[None]):
         """Every pane starts afresh, together in one new conversation of the history."""
         for pane in self.panes:
             await pane.new_chat()
+        self._carries = []
         if self.record is not None:
             self.record = self.record.history.record(kind="compare", system=self.record.system)
         for index, pane in enumerate(self.panes):
