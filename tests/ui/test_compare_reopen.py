@@ -340,3 +340,28 @@ async def test_compare_with_left_before_asking_stores_no_comparison(
         screen = await reopened(pilot, "am compared.")
         assert [p.provider.name for p in screen.panes] == ["cc", "am"]
         assert screen_text(app).count("cc alone.") == 2
+
+
+async def test_a_pane_is_added_only_from_a_pane_that_is_done(
+    fakes: dict[Api, FakeProvider], tmp_path: Path
+) -> None:
+    """The new pane carries on the selected pane's whole conversation, stored with the next
+    prompt; from a pane still answering, that conversation is not whole yet."""
+    fakes[Api.CHAT].push(fake.paced_forever(Api.CHAT, PLAIN, delay=0.03))
+    fakes[Api.MESSAGES].push(fake.stream(Api.MESSAGES, answer("am says one.")))
+    config = config_for(fakes)
+    app = make_app(config, tmp_path, compare=["cc", "am"])
+    async with app.run_test(size=WIDE) as pilot:
+        await ask(pilot, "first")
+        screen = compare_screen(app)
+        cc = screen.panes[0]
+        await wait_until(
+            pilot, lambda: cc.current is not None and "word1" in cc.current.answer.source
+        )
+        assert await screen.add_pane(config.providers["rs"], "rs-model") is None
+        assert len(screen.panes) == 2
+        await pilot.press("escape")
+        await all_drawn(pilot)
+        added = await screen.add_pane(config.providers["rs"], "rs-model")
+        assert added is not None
+        assert [m.role for m in added.conversation.messages] == ["user", "assistant"]
