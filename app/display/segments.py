@@ -1,8 +1,8 @@
 """Where a streamed Markdown answer may be cut into separate widgets without changing it.
 
-Textual re-arranges a Markdown widget's blocks whenever its last block grows, so one widget
-holding a whole long answer makes every tick cost more as the answer grows. The UI therefore
-starts a new Markdown widget now and then, at a point where Markdown cannot carry a construct
+A segment is re-rendered whole whenever text is appended to it, so one widget holding a whole
+long answer would make every tick cost more as the answer grows. The UI therefore starts a new
+segment now and then, at a point where Markdown cannot carry a construct
 across: the start of a top-level line that follows a blank line (or is an ATX heading), outside
 any code fence, that is neither indented (a list or code continuation) nor a list item (which
 would split one list into two). Each sealed widget keeps its cached layout; only the last one

@@ -1,13 +1,11 @@
-"""The answer: streamed Markdown split over several Markdown widgets, the ones far out of view
+"""The answer: streamed Markdown split over several segment widgets, the ones far out of view
 swapped for blank placeholders of the same height.
 
-Every change of layout makes Textual reflow every widget on the screen, and a long Markdown
-answer is thousands of widgets, so without this each tick would cost more as the answer grows.
-So: text is only ever appended (`Markdown.append`, which re-parses from the last block); a new
-widget is started at safe points (see app/display/segments.py); and a sealed widget more than a
-screen away from the viewport is replaced by a placeholder, and rebuilt from its source when it
-comes back near the viewport. The number of live widgets then depends on the screen, not on the
-length of the conversation.
+Each segment renders its own source (app/ui/widgets/markdown_view.py), so appending re-renders
+only the last one, and a new segment is started at safe points (see app/display/segments.py).
+A sealed segment more than half a screen away from the viewport is replaced by a placeholder and
+rebuilt from its source when it comes back near, so what stays in memory and in every layout
+depends on the screen, not on the length of the conversation.
 """
 
 from __future__ import annotations
@@ -34,25 +32,17 @@ class SegmentPlaceholder(Static):
 
 class AnswerView(Vertical):
     BLANK = True
-    # Inside one Markdown widget the margins between blocks collapse (a gap is the larger of the
-    # two); across two widgets they add up. Every block ends with a bottom margin of 1, so a
-    # segment's first block takes one line less at its top, and the seam looks like no seam.
-    # (Whole margins are given: Textual's margin-top alone would zero the other sides.)
+    # Rich puts one blank line between blocks and none before the first or after the last: a
+    # segment after the first starts with that line, so the seam looks like no seam.
     DEFAULT_CSS = """
     AnswerView {
         height: auto;
-        StreamedMarkdown.-continued {
-            & > MarkdownH1:first-child, & > MarkdownH2:first-child { margin: 1 0 1 0; }
-            & > MarkdownH3:first-child, & > MarkdownH4:first-child { margin: 0 0 1 0; }
-            & > MarkdownH5:first-child, & > MarkdownH6:first-child { margin: 0 0 1 0; }
-            & > MarkdownFence:first-child { margin: 0 0 1 0; }
-            & > MarkdownBlockQuote:first-child { margin: 0 0 1 0; }
-        }
+        StreamedMarkdown.-continued { margin: 1 0 0 0; }
     }
     """
 
-    def __init__(self) -> None:
-        super().__init__(classes="turn--answer")
+    def __init__(self, *, classes: str = "turn--answer") -> None:
+        super().__init__(classes=classes)
         self._cutter = SegmentCutter.new()
         self.sources: list[str] = []
         self.segments: list[StreamedMarkdown | SegmentPlaceholder] = []

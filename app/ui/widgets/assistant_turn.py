@@ -135,7 +135,7 @@ class AssistantTurn(Vertical):
             self._answer_started = True
             if not self.keep_reasoning_open:
                 self.reasoning.collapsed = True
-        await self.reasoning.render_pending()
+        await self.reasoning.render_pending(final=final)
 
     async def _flush_answer(self, now: float, final: bool) -> None:
         parts = self.turn.text_parts

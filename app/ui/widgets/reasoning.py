@@ -13,7 +13,7 @@ from textual.widgets import Collapsible, Static
 
 from app.display.sanitize import clean, clean_line
 from app.display.speed import format_seconds, format_size
-from app.ui.widgets.markdown_view import StreamedMarkdown
+from app.ui.widgets.answer import AnswerView
 
 TAIL_CHARS = 200
 
@@ -53,7 +53,8 @@ class ReasoningPane(Collapsible):
     """
 
     def __init__(self, *, collapsed: bool = False) -> None:
-        self._body = StreamedMarkdown()
+        self._body = AnswerView(classes="reasoning--body")
+        self._ended = False  # the turn is over: release what the segment cutter holds back
         super().__init__(self._body, title="Reasoning", collapsed=collapsed)
         self._tail = Static("", markup=False, classes="reasoning--tail")
         self._pending: list[str] = []
@@ -85,16 +86,18 @@ class ReasoningPane(Collapsible):
         took = "" if seconds is None else f" · {format_seconds(seconds)}"
         self.title = f"{label} · {format_size(self.chars)}{took}"
 
-    async def render_pending(self) -> None:
-        """Append buffered text while open; only the tail while collapsed."""
+    async def render_pending(self, *, final: bool = False) -> None:
+        """Append buffered text while open; only the tail while collapsed. `final`: the turn
+        is over, nothing more will come."""
+        self._ended = self._ended or final
         if self.collapsed:
             width = max(10, self._tail.content_size.width or TAIL_CHARS)
             self._tail.update(Content(last_line(self._last_text, width)), layout=False)
             return
-        if self._pending:
+        if self._pending or self._ended:
             text = "".join(self._pending)
             self._pending.clear()
-            await self._body.append(text)
+            await self._body.append(text, final=self._ended)
 
     async def _on_collapsible_expanded(self, event: Collapsible.Expanded) -> None:
         if event.collapsible is self:

@@ -1,0 +1,172 @@
+"""Markdown to terminal lines, with Rich, in the app's colours.
+
+Why not Textual's own Markdown widget: it builds a widget per block (a list item alone is four),
+rebuilds the last block on every append, and every layout walks all of them. Streaming a long
+answer then spent most of its CPU on widgets, not text (bench/README.md). Rendering a segment of
+the answer with Rich's Markdown into plain lines costs a few milliseconds and leaves one widget
+per segment for Textual to lay out.
+
+Model output is untrusted: Rich's Markdown builds `Text` objects from the parsed source and never
+reads it as console markup or emoji codes, and links are not made clickable. Control characters
+are removed before the text gets here (app/display/sanitize.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import ClassVar
+
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.markdown import Heading, ListItem, Markdown, MarkdownElement
+from rich.segment import Segment
+from rich.theme import Theme
+
+
+class LeftHeading(Heading):
+    """A heading as a line of its own colour, left-aligned (Rich centres them, and boxes h1)."""
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        text = self.text
+        text.justify = "left"
+        yield text
+
+
+class NumberedItem(ListItem):
+    """A list item numbered "1." (Rich writes a bare "1", easy to misread as part of the text)."""
+
+    def render_number(
+        self, console: Console, options: ConsoleOptions, number: int, last_number: int
+    ) -> RenderResult:
+        width = len(str(last_number)) + 3
+        lines = console.render_lines(
+            self.elements, options.update(width=options.max_width - width), style=self.style
+        )
+        style = console.get_style("markdown.item.number", default="none")
+        numeral = Segment(f"{number}.".rjust(width - 1) + " ", style)
+        padding = Segment(" " * width, style)
+        for index, line in enumerate(lines):
+            yield padding if index else numeral
+            yield from line
+            yield Segment("\n")
+
+
+class AnswerMarkdown(Markdown):
+    elements: ClassVar[dict[str, type[MarkdownElement]]] = {
+        **Markdown.elements,
+        "heading_open": LeftHeading,
+        "list_item_open": NumberedItem,
+    }
+
+
+def _markdown_styles(colors: Mapping[str, str], dark: bool) -> dict[str, str]:
+    """Rich's `markdown.*` style names mapped to the theme's colours."""
+    primary = colors.get("primary", "blue")
+    accent = colors.get("accent", primary)
+    secondary = colors.get("secondary", primary)
+    muted = colors.get("text-muted", "grey50")
+    code_bg = colors.get("surface", "black" if dark else "white")
+    code_fg = colors.get("text-accent", accent)
+    return {
+        "markdown.paragraph": "none",
+        "markdown.text": "none",
+        "markdown.em": "italic",
+        "markdown.emph": "italic",
+        "markdown.strong": "bold",
+        "markdown.s": "strike",
+        "markdown.code": f"{code_fg} on {code_bg}",
+        "markdown.code_block": f"on {code_bg}",
+        "markdown.block_quote": f"italic {muted}",
+        "markdown.list": "none",
+        "markdown.item": "none",
+        "markdown.item.bullet": f"bold {secondary}",
+        "markdown.item.number": f"{secondary}",
+        "markdown.hr": muted,
+        "markdown.h1": f"bold underline {primary}",
+        "markdown.h1.border": primary,
+        "markdown.h2": f"bold {primary}",
+        "markdown.h3": f"bold {secondary}",
+        "markdown.h4": f"bold italic {secondary}",
+        "markdown.h5": "italic",
+        "markdown.h6": f"italic {muted}",
+        "markdown.h7": f"italic {muted}",
+        "markdown.link": f"underline {accent}",
+        "markdown.link_url": f"{muted}",
+        "markdown.table.border": muted,
+        "markdown.table.header": f"bold {primary}",
+        "markdown.kbd": "bold",
+    }
+
+
+@dataclass(frozen=True)
+class MarkdownLook:
+    """What the rendering needs from the theme: the `markdown.*` styles and a code theme."""
+
+    styles: tuple[tuple[str, str], ...]  # a tuple, so that a look can key a cache
+    code_theme: str
+
+    @classmethod
+    def from_colors(cls, colors: Mapping[str, str], *, dark: bool) -> MarkdownLook:
+        """`colors`: the theme's CSS variables (`App.get_css_variables()`)."""
+        styles = tuple(sorted(_markdown_styles(colors, dark).items()))
+        return cls(styles, "monokai" if dark else "friendly")
+
+
+@dataclass
+class MarkdownPainter:
+    """Renders Markdown source to lines of segments at a width, in one look."""
+
+    look: MarkdownLook
+    _console: Console = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._console = Console(
+            theme=Theme(dict(self.look.styles), inherit=True),
+            color_system="truecolor",
+            force_terminal=True,
+            markup=False,
+            emoji=False,
+            highlight=False,
+            width=80,
+        )
+
+    def lines(self, source: str, width: int) -> list[list[Segment]]:
+        """The source's lines at `width` cells (each line at most that wide)."""
+        if not source.strip():
+            return []
+        markdown = AnswerMarkdown(source, code_theme=self.look.code_theme, hyperlinks=False)
+        options = self._console.options.update(width=max(1, width))
+        return tidy(self._console.render_lines(markdown, options, pad=False, new_lines=False))
+
+
+def _blank(line: list[Segment]) -> bool:
+    """Nothing to see: only spaces, none of them on a background (a code block's are)."""
+    return all(
+        not segment.text.strip() and (segment.style is None or segment.style.bgcolor is None)
+        for segment in line
+    )
+
+
+def tidy(lines: list[list[Segment]]) -> list[list[Segment]]:
+    """One blank line between blocks, none at the ends. Rich separates blocks by one blank line
+    but leaves two after a quote or a table and one at the end of some blocks; with exactly one
+    everywhere, an answer cut into segments (each with a blank line above it) looks the same as
+    the answer rendered whole."""
+    kept: list[list[Segment]] = []
+    previous_blank = True
+    for line in lines:
+        blank = _blank(line)
+        if not (blank and previous_blank):
+            kept.append(line)
+        previous_blank = blank
+    while kept and _blank(kept[-1]):
+        kept.pop()
+    return kept
+
+
+def plain(lines: list[list[Segment]]) -> str:
+    """The text of rendered lines, for tests and for copying what is shown."""
+    return "\n".join("".join(segment.text for segment in line).rstrip() for line in lines)
+
+
+__all__ = ["AnswerMarkdown", "MarkdownLook", "MarkdownPainter", "plain", "tidy"]
