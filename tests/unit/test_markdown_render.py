@@ -33,9 +33,12 @@ def test_headings_are_left_aligned_in_the_theme_colour() -> None:
     lines = MarkdownPainter(LOOK).lines("## Title", 40)
     assert plain(lines) == "Title"
     styles = [s.style for s in lines[0] if s.text.strip()]
-    assert styles and all(s is not None and s.color is not None for s in styles)
-    assert styles[0] is not None and styles[0].color is not None
-    assert styles[0].color.triplet is not None and styles[0].color.triplet.hex == "#112233"
+    assert styles
+    assert all(s is not None and s.color is not None for s in styles)
+    assert styles[0] is not None
+    assert styles[0].color is not None
+    assert styles[0].color.triplet is not None
+    assert styles[0].color.triplet.hex == "#112233"
 
 
 def test_ordered_lists_are_numbered_with_a_dot_and_wrap_under_the_text() -> None:
@@ -46,7 +49,8 @@ def test_ordered_lists_are_numbered_with_a_dot_and_wrap_under_the_text() -> None
 def test_code_blocks_keep_their_blank_lines_and_are_highlighted() -> None:
     lines = MarkdownPainter(LOOK).lines("```python\nx = 1\n\n\ny = 2\n```\n", 30)
     text = plain(lines)
-    assert "x = 1" in text and "y = 2" in text
+    assert "x = 1" in text
+    assert "y = 2" in text
     between = text.split("x = 1")[1].split("y = 2")[0]
     assert between.count("\n") == 3  # the two blank code lines survive tidying
     colours = {s.style.color for line in lines for s in line if s.style and s.text.strip()}
@@ -56,7 +60,8 @@ def test_code_blocks_keep_their_blank_lines_and_are_highlighted() -> None:
 def test_one_blank_line_between_blocks_and_none_at_the_ends() -> None:
     text = render("para\n\n> quote\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\nafter\n")
     lines = text.splitlines()
-    assert lines[0] == "para" and lines[-1] == "after"
+    assert lines[0] == "para"
+    assert lines[-1] == "after"
     assert "\n\n\n" not in text
 
 
