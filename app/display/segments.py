@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from app.display.fences import FenceTracker
 
-MIN_SEGMENT_LINES = 40  # lines in a widget before it may be sealed
+MIN_SEGMENT_LINES = 16  # lines in a segment before it may be sealed
 _HEADING = re.compile(r"#{1,6}(\s|$)")
 _LIST_ITEM = re.compile(r"([-*+]|\d{1,9}[.)])(\s|$)")
 _CLASSIFY_CHARS = 12  # enough of a line to tell a list marker or heading from text

@@ -16,7 +16,8 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from app.display.segments import SegmentCutter
-from app.ui.widgets.markdown_view import StreamedMarkdown
+from app.display.markdown_render import MarkdownLook
+from app.ui.widgets.markdown_view import StreamedMarkdown, look_of
 
 
 class SegmentPlaceholder(Static):
@@ -32,12 +33,9 @@ class SegmentPlaceholder(Static):
 
 class AnswerView(Vertical):
     BLANK = True
-    # Rich puts one blank line between blocks and none before the first or after the last: a
-    # segment after the first starts with that line, so the seam looks like no seam.
     DEFAULT_CSS = """
     AnswerView {
         height: auto;
-        StreamedMarkdown.-continued { margin: 1 0 0 0; }
     }
     """
 
@@ -47,6 +45,14 @@ class AnswerView(Vertical):
         self.sources: list[str] = []
         self.segments: list[StreamedMarkdown | SegmentPlaceholder] = []
         self.sealed = False  # the stream is over: the last segment may sleep too
+        self._look: tuple[str, MarkdownLook] | None = None  # (theme name, its look)
+
+    def markdown_look(self) -> MarkdownLook:
+        """The theme's look, worked out once per theme for all segments."""
+        theme = self.app.theme
+        if self._look is None or self._look[0] != theme:
+            self._look = (theme, look_of(self.app))
+        return self._look[1]
 
     async def append(self, text: str, *, final: bool = False) -> None:
         """Append streamed text; `final` also releases what the cutter held back."""
@@ -57,7 +63,7 @@ class AnswerView(Vertical):
             if index or not self.segments:
                 if not piece and index:
                     continue
-                segment = StreamedMarkdown(classes="-continued" if self.segments else None)
+                segment = StreamedMarkdown(continued=bool(self.segments), look=self.markdown_look)
                 self.segments.append(segment)
                 self.sources.append("")
                 await self.mount(segment)
@@ -100,7 +106,7 @@ class AnswerView(Vertical):
         await self._swap(index, widget, placeholder)
 
     async def _wake(self, index: int, widget: SegmentPlaceholder) -> None:
-        markdown = StreamedMarkdown(classes="-continued" if index else None)
+        markdown = StreamedMarkdown(continued=index > 0, look=self.markdown_look)
         if await self._swap(index, widget, markdown):
             await markdown.append(self.sources[index])
 

@@ -9,8 +9,10 @@ them (app/ui/widgets/answer.py) and only the last one changes while it streams.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
 
+from rich.style import Style
 from textual.app import App
 from textual.color import Color, ColorParseError
 from textual.geometry import Size
@@ -35,6 +37,10 @@ def theme_colors(app: App[object]) -> dict[str, str]:
     return colors
 
 
+def look_of(app: App[object]) -> MarkdownLook:
+    return MarkdownLook.from_colors(theme_colors(app), dark=app.current_theme.dark)
+
+
 @lru_cache(maxsize=8)
 def painter_for(look: MarkdownLook) -> MarkdownPainter:
     """One painter (a Rich console) per look, shared by every widget using it."""
@@ -49,11 +55,27 @@ class StreamedMarkdown(Widget):
     }
     """
 
-    def __init__(self, source: str = "", *, classes: str | None = None) -> None:
+    def __init__(
+        self,
+        source: str = "",
+        *,
+        continued: bool = False,
+        look: Callable[[], MarkdownLook] | None = None,
+        classes: str | None = None,
+    ) -> None:
+        """`continued`: a segment after the first, which starts with the blank line that
+        separates it from the block above (a line of its own rather than a margin, so that the
+        widget's height is all the space it takes, asleep or awake). `look`: where to get the
+        theme's look from (an answer shares one among its segments; working it out from the
+        theme costs more than rendering a short segment)."""
         super().__init__(classes=classes)
         self.source = source
+        self.continued = continued
+        self._look_source = look
         self._look: MarkdownLook | None = None
         self._lines: list[Strip] = []
+        self._painted: dict[int, Strip] = {}  # lines cropped to width, in the widget's style
+        self._style: Style | None = None  # the widget's own style, until the styles change
         self._lines_width = -1  # width the lines were rendered at; -1: render again
 
     async def append(self, text: str) -> None:
@@ -64,15 +86,19 @@ class StreamedMarkdown(Widget):
             self.refresh(layout=True)
 
     def look(self) -> MarkdownLook:
+        if self._look_source is not None:
+            return self._look_source()
         if self._look is None:
-            app = self.app
-            self._look = MarkdownLook.from_colors(theme_colors(app), dark=app.current_theme.dark)
+            self._look = look_of(self.app)
         return self._look
 
     def lines_at(self, width: int) -> list[Strip]:
         if width != self._lines_width:
             rendered = painter_for(self.look()).lines(self.source, width)
             self._lines = [Strip(line) for line in rendered]
+            if self.continued and self._lines:
+                self._lines.insert(0, Strip.blank(0))
+            self._painted.clear()
             self._lines_width = width
         return self._lines
 
@@ -83,18 +109,25 @@ class StreamedMarkdown(Widget):
         return container.width
 
     def render_line(self, y: int) -> Strip:
+        """A line as painted; every frame asks again for every line on screen."""
         width = self.content_size.width
         lines = self.lines_at(width)
-        style = self.rich_style
-        if y >= len(lines):
-            return Strip.blank(width, style)
-        return lines[y].crop_extend(0, width, style).apply_style(style)
+        painted = self._painted.get(y)
+        if painted is None:
+            if self._style is None:
+                self._style = self.rich_style
+            style = self._style
+            if y >= len(lines):
+                return Strip.blank(width, style)
+            painted = self._painted[y] = lines[y].crop_extend(0, width, style).apply_style(style)
+        return painted
 
     def notify_style_update(self) -> None:
         """The theme may have changed: colours come from it."""
         self._look = None
+        self._style = None
         self._lines_width = -1
         super().notify_style_update()
 
 
-__all__ = ["StreamedMarkdown", "painter_for", "theme_colors"]
+__all__ = ["StreamedMarkdown", "look_of", "painter_for", "theme_colors"]
