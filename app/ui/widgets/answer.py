@@ -15,8 +15,8 @@ from textual.geometry import Region
 from textual.widget import Widget
 from textual.widgets import Static
 
-from app.display.segments import SegmentCutter
 from app.display.markdown_render import MarkdownLook
+from app.display.segments import SegmentCutter
 from app.ui.widgets.markdown_view import StreamedMarkdown, look_of
 
 
