@@ -108,6 +108,7 @@ def run_app(
                 tmux.wait(lambda s: END_MARK in s and "complete" in s, 600)
             else:
                 tmux.wait(lambda s: "ranking" in s, 600)
+            time.sleep(0.5)  # the app stamps its settled frame just after the refresh seen
         else:
             time.sleep(1.0)
         tmux.keys("C-q")

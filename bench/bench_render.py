@@ -203,6 +203,7 @@ def run_app(
             time.sleep(0.01)
         last_byte = last_byte_wall(server.requests[-1])
         on_screen = tmux.wait(lambda s: END_MARK in s and "complete" in s, 600)
+        time.sleep(0.5)  # the app stamps its settled frame just after the refresh we just saw
         tmux.keys("C-q")
         deadline = time.monotonic() + 20
         while not lag_log.exists() and time.monotonic() < deadline:
