@@ -1,369 +1,604 @@
-"""How many rows a Markdown segment takes on screen, without building its widgets.
+"""How many lines a Markdown segment paints to, without rendering it.
 
-A long answer keeps its far-away segments as blank placeholders; giving each the right height
-used to mean building Textual's Markdown widgets (dozens per segment) just to measure them.
-This module predicts that height from the markdown-it tokens instead, mirroring what Textual
-8.2.8 does with them: the same plain text per block (`MarkdownBlock._token_to_content`), the
-same word wrap (Rich's `divide_line`), the block margins of `_markdown.py`'s DEFAULT_CSS (which
-collapse between siblings of one container), the `-continued` trims of `AnswerView`, and the
-grid sizing of tables. tests/ui/test_markdown_height.py holds it to real widgets; if Textual
-changes its Markdown CSS, that test is what fails.
+A long answer keeps its far-away segments as placeholders, which still need their height. This
+module predicts `len(MarkdownPainter(look).lines(source, width))` (app/display/markdown_render.py)
+from the markdown-it tokens alone. It walks them as `rich.markdown.Markdown.__rich_console__`
+does (the same elements; a blank line before an element when the one closed last asks for it,
+as all but rules and images do; lists, quotes and tables taking over their children; images
+printed on the spot, at the full width and with no line end), counts the lines of each element
+by Rich's own rules (`divide_line` for wrapping, `Syntax` with padding and word wrap for code,
+the `Table` the Markdown module builds) and then applies the painter's `tidy` (runs of blank
+lines collapsed to one, none at the ends). To do that it follows which lines are blank, as a
+`Lines` summary per element. It builds no `Text`, styles nothing and highlights no code, which
+is where rendering spends its time. tests/unit/test_markdown_height.py holds it to the painter.
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from fractions import Fraction
 from functools import lru_cache
-from itertools import pairwise
+from typing import NamedTuple
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
+from rich._ratio import ratio_reduce
 from rich.cells import cell_len, chop_cells
 
-# Textual's `Markdown.BULLETS`: the unordered bullet depends on how many unordered items enclose
-# the list, and its width (the bullet's `width: auto`) is taken from the item's text width.
-BULLETS = ("• ", "▪ ", "‣ ", "⭑ ", "◦ ")
-PADDING_X = 1  # StreamedMarkdown: `padding: 0 1`
-QUOTE_X = 3  # MarkdownBlockQuote: an outer left border (1) and `padding: 0 1`
-FENCE_X, FENCE_Y = 4, 2  # the fence's Label: `padding: 1 2`
-HR_ROWS = 2  # MarkdownHorizontalRule: `height: 1` grown by `padding-top: 1` and a bottom border
-CELL_X = 2  # table cells and headers: `padding: 0 1`
-KEYLINE = 1  # MarkdownTableContent's keyline takes a row/column on every side of the grid
-GUTTER = 1  # MarkdownTableContent: `grid-gutter: 1 1`
+BULLET_X = 3  # rich.markdown `ListItem.render_bullet`: " • "
+QUOTE_X = 4  # `BlockQuote`: "▌ ", and two cells more than that taken from the width
+CODE_PAD = 1  # `CodeBlock`: a `Syntax` with `padding=1`
+TAB_SIZE = 8  # a Console's, for text
+CODE_TAB_SIZE = 4  # a Syntax's
+IMAGE_ICON = "🌆 "  # `ImageItem`
 
-_WORD = re.compile(r"\s*\S+\s*")  # Rich's `divide_line` words: a word and its spaces
-_SPACES = re.compile(r"\s+")
+_WORD = re.compile(r"\s*\S+\s*")  # rich._wrap's words: a word and the white space after it
+
+# The inline style tags Rich handles without an element (`Markdown.inlines`).
+_INLINE_TAGS = frozenset({"em", "strong", "code", "s"})
+# Elements that keep their closed children to render them themselves (`on_child_close` False).
+_TAKERS = frozenset({"quote", "item", "bullets", "numbers", "table", "thead", "tbody", "tr"})
+# `Markdown.elements`, by token type, as kinds of _Element.
+_KINDS = {
+    "paragraph_open": "paragraph",
+    "heading_open": "heading",
+    "fence": "code",
+    "code_block": "code",
+    "blockquote_open": "quote",
+    "hr": "rule",
+    "bullet_list_open": "bullets",
+    "ordered_list_open": "numbers",
+    "list_item_open": "item",
+    "image": "image",
+    "table_open": "table",
+    "tbody_open": "tbody",
+    "thead_open": "thead",
+    "tr_open": "tr",
+    "td_open": "cell",
+    "th_open": "cell",
+}
 
 
 @lru_cache(maxsize=1)
-def default_parser() -> MarkdownIt:
-    """The parser configuration StreamedMarkdown uses (see app/ui/widgets/markdown_view.py)."""
-    return MarkdownIt("gfm-like")
+def rich_parser() -> MarkdownIt:
+    """The parser `rich.markdown.Markdown` builds for every document."""
+    return MarkdownIt().enable("strikethrough").enable("table")
 
 
-def estimate_rows(
-    source: str,
-    width: int,
-    *,
-    continued: bool,
-    parser: MarkdownIt | None = None,
-) -> int:
-    """`outer_size.height` of a StreamedMarkdown `width` cells wide (outer width) that was given
-    `source` in one `append`, inside an AnswerView; `continued` for the `-continued` class (every
-    segment after an answer's first). `parser` defaults to the app's configuration."""
-    inner = width - 2 * PADDING_X
-    if inner <= 0:  # no room beside the padding (Textual gives such a widget no rows at all)
+def estimate_rows(source: str, width: int) -> int:
+    """`len(MarkdownPainter(look).lines(source, width))` for the looks `MarkdownLook` makes
+    (their styles and code themes colour lines but never break them). `width` is the painter's:
+    a StreamedMarkdown renders at its width less its padding, and adds its margin itself."""
+    if not source.strip():
         return 0
-    blocks = _tree((parser or default_parser()).parse(source))
-    context = _Context(top=True, in_list=False, unordered_depth=0)
-    boxes = [_measure(block, inner, context) for block in blocks]
-    if continued and boxes:
-        boxes[0] = _continued(blocks[0], boxes[0])
-    return stack_rows(boxes)
+    return _document(rich_parser().parse(source), max(1, width)).shown
 
 
-# -- the pieces, public for tests --------------------------------------------------------------
+# -- lines, and which of them are blank ----------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Box:
-    """A laid-out block: its own height and the vertical margins it asks of its neighbours."""
+class Lines(NamedTuple):
+    """Rendered lines summed up for the painter's `tidy`: how many there are, how many blank ones
+    lead and trail, and how many lines lie from the first to the last line that is not blank
+    once each run of blank lines among them is one line. No line but blank ones: `shown` 0."""
 
-    height: int
-    top: int = 0
-    bottom: int = 0
+    rows: int
+    lead: int
+    shown: int
+    trail: int
+
+    def then(self, other: Lines) -> Lines:
+        """These lines followed by `other`."""
+        if not other.rows:
+            return self
+        if not self.rows:
+            return other
+        rows = self.rows + other.rows
+        if not self.shown:
+            return Lines(rows, self.lead + other.lead, other.shown, other.trail)
+        if not other.shown:
+            return Lines(rows, self.lead, self.shown, self.trail + other.rows)
+        gap = 1 if self.trail or other.lead else 0
+        return Lines(rows, self.lead, self.shown + gap + other.shown, other.trail)
+
+    def marked(self) -> Lines:
+        """The same lines with something visible put on the first (a bullet, a number)."""
+        if not self.lead:
+            return self
+        if not self.shown:
+            return Lines(self.rows, 0, 1, self.rows - 1)
+        gap = 1 if self.lead > 1 else 0
+        return Lines(self.rows, 0, 1 + gap + self.shown, self.trail)
 
 
-def stack_rows(boxes: list[Box]) -> int:
-    """Height of Textual's vertical layout: margins between siblings collapse to the larger of
-    the two; the first top and the last bottom margin are kept (inside the container)."""
-    if not boxes:
-        return 0
-    rows = boxes[0].top + boxes[-1].bottom + sum(box.height for box in boxes)
-    for above, below in pairwise(boxes):
-        rows += max(above.bottom, below.top)
-    return rows
+NONE = Lines(0, 0, 0, 0)
+BLANK = Lines(1, 1, 0, 0)
+INK = Lines(1, 0, 1, 0)
 
 
-def wrapped_rows(text: str, width: int, *, fold: bool = True) -> int:
-    """Rows Textual's Content takes word-wrapped at `width` cells: lines split at "\\n", words
-    longer than a line folded (`fold`) or cropped (tables' `text-overflow: ellipsis`). Textual
-    gives no rows to a zero width; a negative one (a table column narrower than its padding)
-    goes through the same wrap, which then breaks before every word."""
-    if not width:
-        return 0
-    return sum(_line_rows(line, width, fold) for line in text.split("\n"))
+def ink(count: int) -> Lines:
+    """`count` lines none of which is blank."""
+    return Lines(count, 0, count, 0) if count else NONE
 
 
-def _line_rows(line: str, width: int, fold: bool) -> int:
-    """Rich's `divide_line`, counting the breaks instead of recording them."""
+def _of_flags(blanks: list[bool]) -> Lines:
+    lines = NONE
+    for blank in blanks:
+        lines = lines.then(BLANK if blank else INK)
+    return lines
+
+
+# -- walking the tokens as rich.markdown does ----------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Element:
+    kind: str  # a value of _KINDS, "link", or "other" (Rich's UnknownElement: shows nothing)
+    parts: list[str] = field(default_factory=list)  # the text, for elements that show text
+    children: list[_Element] = field(default_factory=list)  # for _TAKERS
+    value: str = ""  # a link's href, an image's src, a table cell's style
+    start: int = 1  # an ordered list's first number
+    # `parts` with inline code shaded (see `_shade`), once there is any
+    shades: list[str] | None = None
+
+    def add(self, text: str, shade: str | None = None) -> None:
+        self.parts.append(text)
+        if self.shades is not None:
+            self.shades.append(text if shade is None else shade)
+        elif shade is not None and shade != text:
+            self.shades = [*self.parts[:-1], shade]
+
+    def text(self) -> tuple[str, str | None]:
+        """The text, and its shaded form if it differs."""
+        return "".join(self.parts), None if self.shades is None else "".join(self.shades)
+
+
+def _shade(code: str) -> str:
+    """Inline code is drawn on a background, so even its spaces show. Its shade has every
+    character replaced by another that is not white space and as wide (a tab by one that is
+    not a tab), to tell where the code is and that it shows."""
+    return "".join(_SHADES.get(character) or _shade_of(character) for character in code)
+
+
+_SHADES = {"\t": "x", "x": "y", "Ｘ": "Ｙ"}
+
+
+def _shade_of(character: str) -> str:
+    return {1: "x", 2: "Ｘ"}.get(cell_len(character), character)
+
+
+def _shaded(line: str, shade: str, index: int) -> bool:
+    return shade[index] != line[index]
+
+
+def _flatten(tokens: list[Token]) -> list[Token]:
+    """`Markdown._flatten_tokens`: an inline token is replaced by its children (if it has any),
+    an image is kept whole."""
+    flat: list[Token] = []
+    for token in tokens:
+        children = token.children
+        if children and token.type != "fence" and token.tag != "img":
+            flat.extend(_flatten(children))
+        else:
+            flat.append(token)
+    return flat
+
+
+@dataclass(slots=True)
+class _Output:
+    """Markdown's output at the top: whole lines, and a line an image left open (None: none;
+    else whether it is blank so far)."""
+
+    lines: Lines = NONE
+    open_line: bool | None = None
+
+    def end_line(self) -> None:
+        """A bare line end: it ends the open line, or makes a blank one."""
+        self.lines = self.lines.then(BLANK if self.open_line in (None, True) else INK)
+        self.open_line = None
+
+    def add(self, lines: Lines) -> None:
+        if not lines.rows:
+            return
+        if self.open_line is False:  # the open line shows something: so does the first line
+            lines = lines.marked()
+        self.lines = self.lines.then(lines)
+        self.open_line = None
+
+    def add_open(self, blanks: list[bool]) -> None:
+        """Lines whose last one has no line end (an image's)."""
+        first, *rest = blanks
+        if self.open_line is not None:
+            first = first and self.open_line
+        if not rest:
+            self.open_line = first
+            return
+        self.lines = self.lines.then(BLANK if first else INK)
+        self.lines = self.lines.then(_of_flags(rest[:-1]))
+        self.open_line = rest[-1]
+
+    def result(self) -> Lines:
+        if self.open_line is None:
+            return self.lines
+        return self.lines.then(BLANK if self.open_line else INK)
+
+
+def _document(tokens: list[Token], width: int) -> Lines:
+    """Markdown's lines at `width` (at least 1)."""
+    output = _Output()
+    new_line = False  # Rich's flag: the element closed last wants a blank line before the next
+    stack: list[_Element] = []
+    for token in _flatten(tokens):
+        kind = token.type
+        if kind == "text":
+            stack[-1].add(token.content)
+        elif kind == "softbreak":
+            stack[-1].add(" ")
+        elif kind == "hardbreak":
+            stack[-1].add("\n")
+        elif kind == "link_open":
+            stack.append(_Element("link", value=str(token.attrs.get("href", ""))))
+        elif kind == "link_close":
+            link = stack.pop()
+            text, shade = link.text()
+            address = f" ({link.value})"
+            stack[-1].add(text + address, None if shade is None else shade + address)
+        elif kind == "html_inline":
+            continue
+        elif token.tag in _INLINE_TAGS and kind != "fence" and kind != "code_block":
+            if token.nesting == 0 and token.content:  # inline code
+                stack[-1].add(token.content, _shade(token.content))
+        else:
+            nesting = token.nesting
+            if nesting == 1:
+                element = _Element(_KINDS.get(kind, "other"))
+                if kind == "ordered_list_open":
+                    element.start = int(token.attrs.get("start", 1))
+                elif kind == "td_open" or kind == "th_open":
+                    element.value = str(token.attrs.get("style", ""))
+                stack.append(element)
+                continue
+            if nesting == 0:
+                element = _Element(_KINDS.get(kind, "other"))
+                if kind == "image":
+                    element.value = str(token.attrs.get("src", ""))
+                element.parts.append(token.content)
+            else:
+                element = stack.pop()
+            if stack and stack[-1].kind in _TAKERS:
+                stack[-1].children.append(element)
+            else:
+                if new_line and (nesting or kind != "inline"):
+                    output.end_line()
+                if element.kind == "image":
+                    output.add_open(_image_blanks(element, width))
+                else:
+                    output.add(_lines(element, width))
+            new_line = element.kind != "rule" and element.kind != "image"
+    return output.result()
+
+
+def _image_blanks(image: _Element, width: int) -> list[bool]:
+    """`ImageItem`: its alt text (or the last part of its path) after an icon."""
+    title = "".join(image.parts) or image.value.strip("/").rsplit("/", 1)[-1]
+    return _line_blanks(f"{IMAGE_ICON}{title} ", width)
+
+
+def _lines(element: _Element, width: int) -> Lines:
+    """The lines an element renders to at `width` (Rich renders nothing narrower than a cell)."""
+    if width < 1:
+        return NONE
+    kind = element.kind
+    if kind == "paragraph" or kind == "heading":
+        return text_lines(*element.text(), width)
+    if kind == "code":
+        return ink(code_rows("".join(element.parts), width))
+    if kind == "bullets" or kind == "numbers":
+        items = element.children
+        indent = BULLET_X
+        if kind == "numbers":  # app/display/markdown_render.py `NumberedItem`: "10. "
+            indent = len(str(element.start + len(items))) + 3
+        lines = NONE
+        for item in items:
+            body = NONE
+            for child in item.children:
+                body = body.then(_lines(child, width - indent))
+            lines = lines.then(body.marked())
+        return lines
+    if kind == "quote":  # every line starts with the quote's bar
+        return ink(sum(_lines(child, width - QUOTE_X).rows for child in element.children))
+    if kind == "rule":
+        return Lines(2, 0, 1, 1)  # the rule, and the empty Text Rich yields after it
+    if kind == "table":
+        return _table_element_lines(element, width)
+    return NONE
+
+
+# -- text ----------------------------------------------------------------------------------------
+
+
+def text_lines(text: str, shade: str | None, width: int, *, fold: bool = True) -> Lines:
+    """The lines `Text.wrap` makes of plain text at `width` (at least 1): each of its
+    "\\n"-separated lines word-wrapped by `divide_line`, words wider than the width folded
+    (`fold`) or cropped (table cells overflow with an ellipsis). `shade`: the text with what
+    is drawn on a background made visible (see `_shade`), if that differs."""
+    if "\n" not in text:
+        return _line_lines(text, shade or text, width, fold)
+    lines = NONE
+    plain = text.split("\n")
+    shades = plain if shade is None else shade.split("\n")
+    for line, line_shade in zip(plain, shades, strict=True):
+        lines = lines.then(_line_lines(line, line_shade, width, fold))
+    return lines
+
+
+def _line_lines(line: str, shade: str, width: int, fold: bool) -> Lines:
     if "\t" in line:
-        line = line.expandtabs(8)
+        line, shade = _expand_tabs(line, shade)
+    if not line.strip():  # no words: one line, showing only what is shaded
+        if shade is line or not _shows_space(line, shade, width):
+            return BLANK
+        return INK
     if cell_len(line) <= width:
-        return 1
-    breaks = 0
+        return INK
+    return _of_flags(_divide(line, shade, width, fold))
+
+
+def _line_blanks(line: str, width: int) -> list[bool]:
+    """For each line `Text.wrap` makes of one line of unstyled text, whether it is blank."""
+    if "\t" in line:
+        line, _ = _expand_tabs(line, line)
+    if not line.strip():
+        return [True]
+    if cell_len(line) <= width:
+        return [False]
+    return _divide(line, line, width, True)
+
+
+def _expand_tabs(line: str, shade: str) -> tuple[str, str]:
+    """`Text.expand_tabs`: a tab is a space, then more up to the next stop, counted in cells;
+    the spaces are in the tab's style (shaded if it was)."""
+    parts = line.split("\t")
+    lines: list[str] = []
+    shades: list[str] = []
+    position = index = 0
+    for number, part in enumerate(parts, 1):
+        end = index + len(part)
+        lines.append(part)
+        shades.append(shade[index:end])
+        if number < len(parts):
+            position += cell_len(part + " ")
+            fill = 1 + (-position) % TAB_SIZE
+            position += fill - 1
+            lines.append(" " * fill)
+            shades.append((" " if shade[end] == "\t" else "x") * fill)
+            index = end + 1
+    expanded = "".join(lines)
+    return expanded, expanded if shade is line else "".join(shades)
+
+
+def _shows_space(line: str, shade: str, width: int) -> bool:
+    """Whether a line of white space alone shows: it is cut to `width` characters
+    (`Text.rstrip_end`) and then to `width` cells (`Text.truncate`, which makes a character
+    cut in two a space in its style); what is left shows if any of it is shaded."""
+    cells = 0
+    for index, character in enumerate(line[:width]):
+        cells += cell_len(character)
+        if _shaded(line, shade, index):
+            return True
+        if cells >= width:
+            break
+    return False
+
+
+def _divide(line: str, shade: str, width: int, fold: bool) -> list[bool]:
+    """`rich._wrap.divide_line`, noting for each line it makes whether it will show nothing:
+    a folded word can leave a line of its trailing spaces, and a character two cells wide
+    folded into one cell is cut to a space (`Text.truncate`). What is shaded always shows."""
+    blanks: list[bool] = []
+    shows = False  # something other than white space is on the current line
     offset = 0
     for match in _WORD.finditer(line):
         start, word = match.start(), match.group()
         length = cell_len(word.rstrip())
         if width - offset >= length:
             offset += cell_len(word)
+            shows = True
         elif length > width:
-            if not fold:
-                breaks += 1 if start else 0
+            if not fold:  # cut with an ellipsis, which shows
+                if start:
+                    blanks.append(not shows)
                 offset = cell_len(word)
+                shows = True
                 continue
             pieces = chop_cells(word, width)
             for index, piece in enumerate(pieces, 1):
-                breaks += 1 if start else 0
+                if start:
+                    blanks.append(not shows)
+                    shows = False
+                if shows or not piece:
+                    pass
+                elif cell_len(piece) <= width:
+                    shows = not shade[start : start + len(piece)].isspace()
+                else:  # a character two cells wide in one: cut to a space in its style
+                    shows = _shaded(line, shade, start)
                 if index < len(pieces):
                     start += len(piece)
                 else:
                     offset = cell_len(piece)
         elif offset and start:
-            breaks += 1
+            blanks.append(not shows)
             offset = cell_len(word)
-    return breaks + 1
+            shows = True
+    blanks.append(not shows)
+    return blanks
 
 
-def inline_text(token: Token) -> str:
-    """The plain text Textual shows for an inline token (`MarkdownBlock._token_to_content`):
-    whitespace runs squeezed, hard breaks as new lines, images as an icon and their alt text."""
-    parts: list[str] = []
-    for child in token.children or ():
-        kind = child.type
-        if kind == "text":
-            parts.append(_SPACES.sub(" ", child.content))
-        elif kind == "hardbreak":
-            parts.append("\n")
-        elif kind == "softbreak":
-            parts.append(" ")
-        elif kind == "code_inline":
-            parts.append(child.content)
-        elif kind == "image":
-            parts.append("🖼  ")
-            alt = child.attrs.get("alt", "")
-            if alt:
-                parts.append(f"({alt})")
-            parts.extend(grandchild.content for grandchild in child.children or ())
-    return "".join(parts)
-
-
-# -- the block tree ------------------------------------------------------------------------------
-
-
-@dataclass(slots=True)
-class _Block:
-    kind: str  # a token type without "_open" ("paragraph", "bullet_list", ...), or a heading tag
-    text: str = ""
-    info: str = ""
-    children: list[_Block] = field(default_factory=list)
-
-
-_CONTAINERS = {
-    "paragraph_open",
-    "blockquote_open",
-    "bullet_list_open",
-    "ordered_list_open",
-    "list_item_open",
-    "table_open",
-    "thead_open",
-    "tbody_open",
-    "tr_open",
-    "th_open",
-    "td_open",
-}
-
-
-def _tree(tokens: list[Token]) -> list[_Block]:
-    """The blocks Textual's `Markdown._parse_markdown` would build, as plain data."""
-    root = _Block("root")
-    stack = [root]
-    for token in tokens:
-        kind = token.type
-        if kind == "heading_open" or kind in _CONTAINERS:
-            block = _Block(token.tag if kind == "heading_open" else kind[:-5], info=token.info)
-            stack[-1].children.append(block)
-            stack.append(block)
-        elif kind.endswith("_close"):
-            if len(stack) > 1:
-                stack.pop()
-        elif kind == "inline":
-            stack[-1].text = inline_text(token)
-        elif kind == "hr":
-            stack[-1].children.append(_Block("hr"))
-        elif kind in ("fence", "code_block"):
-            stack[-1].children.append(_Block("fence", text=token.content.rstrip()))
-    return root.children
-
-
-# -- measuring -----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class _Context:
-    top: bool  # a direct child of the Markdown widget (paragraphs have a margin only there)
-    in_list: bool  # inside a list (a list in a list has no margin)
-    unordered_depth: int  # unordered items around this block (picks the bullet)
-
-    def nested(self, *, in_list: bool | None = None, unordered: int = 0) -> _Context:
-        return _Context(
-            top=False,
-            in_list=self.in_list if in_list is None else in_list,
-            unordered_depth=self.unordered_depth + unordered,
-        )
-
-
-def _measure(block: _Block, width: int, context: _Context) -> Box:
-    kind = block.kind
-    if kind == "paragraph":
-        return Box(wrapped_rows(block.text, width), 0, 1 if context.top else 0)
-    if kind in ("h1", "h2"):
-        return Box(wrapped_rows(block.text, width), 2, 1)
-    if kind == "h3":  # `width: auto`: as wide as its text, so it never wraps
-        return Box(block.text.count("\n") + 1, 1, 1)
-    if kind in ("h4", "h5", "h6"):
-        return Box(wrapped_rows(block.text, width), 1, 1)
-    if kind == "hr":
-        return Box(HR_ROWS, 0, 1)
-    if kind == "fence":  # scrolls sideways: one row per line, never wrapped
-        lines = block.text.splitlines()
-        rows = max(1, len(lines))
-        if width <= FENCE_X and not any(map(cell_len, lines)):
-            rows = 0  # nothing to show and no room beside the padding: a Label of no width
-        return Box(rows + FENCE_Y, 1, 1)
-    if kind == "blockquote":
-        if width <= QUOTE_X:  # no room inside its border and padding: Textual gives it no rows
-            return Box(0, 1, 1)
-        inner = context.nested()
-        boxes = [_measure(child, width - QUOTE_X, inner) for child in block.children]
-        return Box(stack_rows(boxes) if boxes else 1, 1, 1)  # empty, it shows one blank line
-    if kind in ("bullet_list", "ordered_list"):
-        return Box(_list_rows(block, width, context), 0, 0 if context.in_list else 1)
-    if kind == "table":
-        return Box(_table_rows(block, width), 0, 1)
-    return Box(0)  # nothing Textual would show
-
-
-def _list_rows(block: _Block, width: int, context: _Context) -> int:
-    """Each item is a row of bullet and body; the body stacks the item's blocks (no margins
-    for its paragraphs), and an item with no blocks takes no row at all."""
-    items = [child for child in block.children if child.kind == "list_item"]
-    if not items:
-        return 0
-    if block.kind == "ordered_list":
-        try:
-            start = int(items[0].info)
-        except ValueError:
-            start = 1
-        bullet = 1 + max(len(f"{number}. ") for number in range(start, start + len(items)))
-        inner = context.nested(in_list=True)
-    else:
-        bullet = cell_len(BULLETS[context.unordered_depth % len(BULLETS)])
-        inner = context.nested(in_list=True, unordered=1)
-    rows = 0
-    for item in items:
-        # the item's body is `1fr` of what the bullet leaves, never less than one cell
-        boxes = [_measure(child, max(1, width - bullet), inner) for child in item.children]
-        rows += stack_rows(boxes)
+def code_rows(code: str, width: int) -> int:
+    """`CodeBlock`: a `Syntax` with word wrap and a cell of padding all round, of the code with
+    its trailing white space removed and tabs expanded (as `Syntax._process_code` does). All
+    its lines are on the code's background: none is blank."""
+    inner = width - 2 * CODE_PAD
+    if inner < 1:
+        return 2 * CODE_PAD
+    rows = 2 * CODE_PAD
+    for line in code.rstrip().expandtabs(CODE_TAB_SIZE).split("\n"):
+        rows += 1 if cell_len(line) <= inner else len(_divide(line, line, inner, True))
     return rows
-
-
-def _continued(block: _Block, box: Box) -> Box:
-    """AnswerView's `-continued` CSS: a segment's first block loses a row of its top margin."""
-    if block.kind in ("h1", "h2"):
-        return Box(box.height, 1, 1)
-    if block.kind in ("h3", "h4", "h5", "h6", "fence", "blockquote"):
-        return Box(box.height, 0, 1)
-    return box
 
 
 # -- tables --------------------------------------------------------------------------------------
 
 
-def _table_cells(block: _Block) -> tuple[list[str], list[str]]:
-    """Header texts and the body's cells in reading order, as MarkdownTable lays them out."""
-    headers: list[str] = []
-    cells: list[str] = []
-    for part in block.children:
-        for row in part.children:
-            for cell in row.children:
-                (headers if cell.kind == "th" else cells).append(cell.text)
-    return headers, cells
+def _table_element_lines(table: _Element, width: int) -> Lines:
+    """`TableElement`: its header row (the last row of its last head) and its body's rows."""
+    header: list[Cell] = []
+    body: list[list[Cell]] = []
+    for part in table.children:
+        rows = [[_cell(cell) for cell in row.children] for row in part.children]
+        if part.kind == "thead":
+            header = rows[-1] if rows else []
+        elif part.kind == "tbody":
+            body = rows
+    return table_lines(header, body, width)
 
 
-def _table_rows(block: _Block, width: int) -> int:
-    """MarkdownTableContent's grid: `auto` columns as wide as their widest cell, stretched to
-    the table's width or shrunk towards each column's longest word; every row as tall as its
-    tallest cell (words wrapped, overlong words cropped), gutters and keylines between."""
-    headers, body = _table_cells(block)
-    count = max(1, len(headers))
-    cells = headers + body
-    grid = [cells[index : index + count] for index in range(0, len(cells), count)]
-    if not grid:
-        return 0
-    wanted = [0] * count
-    minimum = [1] * count
-    for row in grid:
-        for column, text in enumerate(row):
-            lines = text.split("\n")
-            wanted[column] = max(wanted[column], max(map(cell_len, lines)) + CELL_X)
-            words = text.split()
-            longest = max(map(cell_len, words)) if words else 0
-            minimum[column] = max(minimum[column], longest + CELL_X)
-    columns = resolve_columns(wanted, minimum, width - 2 * KEYLINE, GUTTER)
+def _cell(element: _Element) -> Cell:
+    """A cell aligned right or centred has each line stripped of its trailing white space,
+    inline code's included (`Lines.justify`): nothing of it is left shaded."""
+    text, shade = element.text()
+    if "right" in element.value or "center" in element.value:
+        shade = None
+    return Cell(text, shade)
+
+
+class Cell(NamedTuple):
+    text: str
+    shade: str | None = None  # the text with inline code shaded (see `_shade`), if any
+
+
+def table_lines(header: list[Cell], body: list[list[Cell]], width: int) -> Lines:
+    """The lines of the `Table` rich.markdown makes (`box.SIMPLE`, edges shown, no padding at
+    the edges, padding collapsed) at `width`: a blank top edge, the header row, its rule, the
+    body's rows and a blank bottom edge. A cell's lines all show something, unless it holds
+    only white space: then it is one line, blank unless shaded."""
+    count = max([len(header), *map(len, body)])
+    if not count:
+        return BLANK  # a table without columns is one empty line
+    grid = [[*row, *[Cell("")] * (count - len(row))] for row in (header, *body)]
+    columns = [[row[index].text for row in grid] for index in range(count)]
+    # `Table._get_padding_width` with collapse_padding and pad_edge=False: a cell of padding on
+    # the right of every column but the last
+    pads = [1] * (count - 1) + [0]
+    widths = column_widths(columns, pads, width - (2 + count - 1))  # edges and dividers
+    # a row is as tall as its tallest cell and at least one line; blank if no cell shows
     heights = [
         max(
-            wrapped_rows(text, columns[column] - CELL_X, fold=False)
-            for column, text in enumerate(row)
+            _cell_rows(cell, pad, column)
+            for cell, pad, column in zip(row, pads, widths, strict=True)
         )
         for row in grid
     ]
-    return sum(heights) + GUTTER * (len(heights) - 1) + 2 * KEYLINE
+    # " ──── ", cut to the width where the table cannot fit (only then narrower than 2)
+    rule = INK if width > 1 and (count > 1 or sum(widths) > 0) else BLANK
+    lines = BLANK.then(_row(heights[0])).then(rule)
+    for height in heights[1:]:
+        lines = lines.then(_row(height))
+    return lines.then(BLANK)
 
 
-def resolve_columns(wanted: list[int], minimum: list[int], total: int, gutter: int) -> list[int]:
-    """Textual's `_resolve.resolve` for fixed widths with expand and shrink: spare room is shared
-    in proportion; an excess is taken from the first columns down to their minimums, then
-    whatever is left over is taken from all in proportion. Offsets are floored, as there."""
-    space = total - gutter * (len(wanted) - 1)
-    widths = [Fraction(value) for value in wanted]
-    used = sum(widths, Fraction(0))
-    if used and space > used:
-        widths = [value + value / used * (space - used) for value in widths]
-    used = sum(widths, Fraction(0))
-    excess = used - space
-    if excess > 0:
-        for index, (least, value) in enumerate(zip(minimum, widths, strict=True)):
-            updated = max(Fraction(least), value - excess)
-            widths[index] = updated
-            used = used - value + updated
-            excess = used - space
-            if excess <= 0:
-                break
-        used = sum(widths, Fraction(0))
-        excess = used - space
-        if excess > 0:
-            widths = [value - value / used * excess for value in widths]
-    result: list[int] = []
-    position = Fraction(0)
-    for value in widths:
-        start = position.__floor__()
-        position += value
-        result.append(position.__floor__() - start)
-        position += gutter
-    return result
+def _row(height: int) -> Lines:
+    """A row whose cells show nothing is still a line, a blank one."""
+    return ink(height) if height else BLANK
 
 
-__all__ = [
-    "BULLETS",
-    "Box",
-    "default_parser",
-    "estimate_rows",
-    "inline_text",
-    "resolve_columns",
-    "stack_rows",
-    "wrapped_rows",
-]
+def column_widths(columns: list[list[str]], pads: list[int], total: int) -> list[int]:
+    """`Table._calculate_column_widths` without expansion: each column as wide as its widest
+    cell; if that is too wide, the widest columns shrink towards the next widest, then all
+    evenly, and each is measured again at the width it got."""
+    total = max(0, total)
+    widths = [
+        _column_measure(column, pad, total)[1] or 1
+        for column, pad in zip(columns, pads, strict=True)
+    ]
+    if sum(widths) > total:
+        widths = _collapse_widths(widths, total)
+        if sum(widths) > total:
+            widths = ratio_reduce(sum(widths) - total, [1] * len(widths), widths, widths)
+        widths = [
+            _column_measure(column, pad, max(0, width))[1]
+            for column, pad, width in zip(columns, pads, widths, strict=True)
+        ]
+    return widths
+
+
+def _collapse_widths(widths: list[int], total: int) -> list[int]:
+    """`Table._collapse_widths` with every column wrappable."""
+    excess = sum(widths) - total
+    while sum(widths) and excess > 0:
+        widest = max(widths)
+        second = max(width if width != widest else 0 for width in widths)
+        difference = widest - second
+        if not difference:
+            break
+        ratios = [1 if width == widest else 0 for width in widths]
+        widths = ratio_reduce(excess, ratios, [min(excess, difference)] * len(widths), widths)
+        excess = sum(widths) - total
+    return widths
+
+
+def _normalize(low: int, high: int) -> tuple[int, int]:
+    """`Measurement.normalize`."""
+    low = min(max(0, low), high)
+    return max(0, low), max(0, low, high)
+
+
+def _get(low: int, high: int, most: int) -> tuple[int, int]:
+    """What `Measurement.get` makes of a renderable's own measurement at a maximum width."""
+    low, high = _normalize(low, high)
+    low, high = min(low, most), min(high, most)
+    if high < 1:
+        return 0, 0
+    return _normalize(low, high)
+
+
+def _column_measure(column: list[str], pad: int, most: int) -> tuple[int, int]:
+    """`Table._measure_column`: the largest minimum and maximum of its cells, each a `Padding`
+    of (0, pad, 0, 0) around the cell's text."""
+    if most < 1:
+        return 0, 0
+    low = high = 0
+    for text in column:
+        if most - pad < 1:  # `Padding.__rich_measure__` with no room inside
+            cell = _get(most, most, most)
+        else:
+            text_low, text_high = _text_measure(text, most)
+            cell = _get(min(text_low + pad, most), min(text_high + pad, most), most)
+        low, high = max(low, cell[0]), max(high, cell[1])
+    return min(low, most), min(high, most)
+
+
+def _text_measure(text: str, most: int) -> tuple[int, int]:
+    """`Measurement.get` of a `Text`: its longest word and its longest line, in cells."""
+    lines = text.splitlines()
+    high = max(map(cell_len, lines)) if lines else 0
+    words = text.split()
+    low = max(map(cell_len, words)) if words else high
+    return _get(low, high, most)
+
+
+def _cell_rows(cell: Cell, pad: int, width: int) -> int:
+    """The lines of a cell that show something. A cell's `Padding` (expanded to the column)
+    renders its text `pad` cells narrower, and table cells crop words that do not fit (a
+    `Column`'s overflow is "ellipsis"), so all its lines show something, unless it is only
+    white space: then it is one line."""
+    inner = width - pad
+    if width < 1 or inner < 1:
+        return 0
+    text, shade = cell
+    if text.strip():
+        return text_lines(text, None, inner, fold=False).rows
+    return 1 if text_lines(text, shade, inner, fold=False).shown else 0
+
+
+__all__ = ["BLANK", "INK", "NONE", "Lines", "estimate_rows", "rich_parser", "text_lines"]
