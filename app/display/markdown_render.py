@@ -13,6 +13,7 @@ are removed before the text gets here (app/display/sanitize.py).
 
 from __future__ import annotations
 
+import io
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import ClassVar
@@ -20,6 +21,7 @@ from typing import ClassVar
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.markdown import Heading, ListItem, Markdown, MarkdownElement
 from rich.segment import Segment
+from rich.text import Text
 from rich.theme import Theme
 
 
@@ -121,6 +123,7 @@ class MarkdownPainter:
 
     def __post_init__(self) -> None:
         self._console = Console(
+            file=io.StringIO(),  # never written to; keeps the terminal's encoding out of it
             theme=Theme(dict(self.look.styles), inherit=True),
             color_system="truecolor",
             force_terminal=True,
@@ -134,9 +137,13 @@ class MarkdownPainter:
         """The source's lines at `width` cells (each line at most that wide)."""
         if not source.strip():
             return []
-        markdown = AnswerMarkdown(source, code_theme=self.look.code_theme, hyperlinks=False)
         options = self._console.options.update(width=max(1, width))
-        return tidy(self._console.render_lines(markdown, options, pad=False, new_lines=False))
+        try:
+            markdown = AnswerMarkdown(source, code_theme=self.look.code_theme, hyperlinks=False)
+            lines = self._console.render_lines(markdown, options, pad=False, new_lines=False)
+        except Exception:  # Rich trips on some input (a stray `</kbd>`): show it as plain text
+            lines = self._console.render_lines(Text(source), options, pad=False, new_lines=False)
+        return tidy(lines)
 
 
 def _blank(line: list[Segment]) -> bool:

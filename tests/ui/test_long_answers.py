@@ -125,3 +125,42 @@ async def test_segment_seams_are_invisible(monkeypatch: pytest.MonkeyPatch) -> N
     segmented = Segmented(text)
     assert await rendered(segmented) == await rendered(OneWidget(text))
     assert segmented.segment_count >= 8
+
+
+class Arrives(App[None]):
+    """An answer whose start is on screen before the rest arrives in one go (a fast stream)."""
+
+    def __init__(self, start: str, rest: str) -> None:
+        super().__init__()
+        self.start, self.rest = start, rest
+
+    def compose(self) -> ComposeResult:
+        from textual.containers import VerticalScroll
+
+        with VerticalScroll():
+            yield AnswerView()
+
+
+async def test_segments_arriving_far_above_the_view_start_asleep_at_their_true_height() -> None:
+    text = long_markdown(30)
+    start, rest = text[:40], text[40:]
+    app = Arrives(start, rest)
+    async with app.run_test(size=(80, 24)) as pilot:
+        answer = app.query_one(AnswerView)
+        await answer.append(start)
+        await pilot.pause(0.2)
+        await answer.append(rest, final=True)
+        await pilot.pause(0.3)
+        assert answer.born_asleep > 10  # most of the answer was never rendered
+        assert answer.source == text
+        estimated = [
+            (index, segment.outer_size.height)
+            for index, segment in enumerate(answer.segments)
+            if isinstance(segment, SegmentPlaceholder)
+        ]
+        for index, height in estimated:  # render each for real: same height as estimated
+            await answer._wake(index, answer.segments[index])  # type: ignore[arg-type]
+            await pilot.pause()
+            woken = answer.segments[index]
+            assert isinstance(woken, StreamedMarkdown)
+            assert woken.outer_size.height == height, f"segment {index}"

@@ -85,3 +85,8 @@ def test_wide_characters_wrap_by_cells() -> None:
 
 def test_empty_source_has_no_lines() -> None:
     assert MarkdownPainter(LOOK).lines("  \n\n", 20) == []
+
+
+def test_input_rich_trips_on_is_shown_as_plain_text() -> None:
+    text = render("a </kbd> b and \\<kbd>x</kbd>")
+    assert "</kbd>" in text

@@ -15,9 +15,10 @@ from textual.geometry import Region
 from textual.widget import Widget
 from textual.widgets import Static
 
+from app.display.markdown_height import estimate_rows
 from app.display.markdown_render import MarkdownLook
 from app.display.segments import SegmentCutter
-from app.ui.widgets.markdown_view import StreamedMarkdown, look_of
+from app.ui.widgets.markdown_view import SEGMENT_PADDING, StreamedMarkdown, look_of
 
 
 class SegmentPlaceholder(Static):
@@ -39,8 +40,11 @@ class AnswerView(Vertical):
     }
     """
 
-    def __init__(self, *, classes: str = "turn--answer") -> None:
+    def __init__(self, *, classes: str = "turn--answer", lazy: bool = True) -> None:
+        """`lazy`: segments that arrive far above the viewport may start asleep."""
         super().__init__(classes=classes)
+        self.lazy = lazy
+        self.born_asleep = 0  # segments never rendered since they arrived
         self._cutter = SegmentCutter.new()
         self.sources: list[str] = []
         self.segments: list[StreamedMarkdown | SegmentPlaceholder] = []
@@ -59,9 +63,18 @@ class AnswerView(Vertical):
         pieces = self._cutter.feed(text)
         if final:
             pieces[-1] += self._cutter.flush()
+        asleep = self._born_asleep(pieces)
         for index, piece in enumerate(pieces):
             if index or not self.segments:
                 if not piece and index:
+                    continue
+                if index < asleep:
+                    height = self._estimated_height(piece, continued=bool(self.segments))
+                    placeholder = SegmentPlaceholder(height, self.content_size.width)
+                    self.born_asleep += 1
+                    self.segments.append(placeholder)
+                    self.sources.append(piece)
+                    await self.mount(placeholder)
                     continue
                 segment = StreamedMarkdown(continued=bool(self.segments), look=self.markdown_look)
                 self.segments.append(segment)
@@ -75,6 +88,27 @@ class AnswerView(Vertical):
         # Sealed only now: a virtualize pass running while the appends above were awaited must
         # not put the last segment to sleep under an append still in flight.
         self.sealed = self.sealed or final
+
+    def _born_asleep(self, pieces: list[str]) -> int:
+        """How many of `pieces` (counting from the first) may start asleep: new segments that
+        arrive complete in one go (a fast stream, a reopened answer) with more than two
+        screens of text after them. They would be rendered only to be put to sleep at once, so
+        they get their height from an estimate instead (exact for what Rich renders,
+        app/display/markdown_height.py) and are rendered if the reader scrolls to them."""
+        width = self.content_size.width - 2 * SEGMENT_PADDING
+        if not self.lazy or len(pieces) < 3 or width <= 0:
+            return 0
+        budget = 2 * self.screen.size.height
+        below = 0
+        for index in range(len(pieces) - 1, 0, -1):
+            below += estimate_rows(pieces[index], width) + 1
+            if below > budget:
+                return index
+        return 0
+
+    def _estimated_height(self, source: str, *, continued: bool) -> int:
+        rows = estimate_rows(source, max(1, self.content_size.width - 2 * SEGMENT_PADDING))
+        return rows + 1 if continued and rows else rows
 
     @property
     def source(self) -> str:
@@ -95,14 +129,19 @@ class AnswerView(Vertical):
             elif isinstance(widget, SegmentPlaceholder) and region.overlaps(near):
                 await self._wake(index, widget)
 
-    async def wake_all(self) -> None:
-        """Rebuild every sleeping segment (their heights are stale after a width change)."""
+    def remeasure(self) -> None:
+        """After a width change: give every sleeping segment its height at the new width
+        (estimated; the ones near the viewport are woken and rendered next)."""
+        width = self.content_size.width
         for index, widget in enumerate(self.segments):
-            if isinstance(widget, SegmentPlaceholder):
-                await self._wake(index, widget)
+            if isinstance(widget, SegmentPlaceholder) and widget.measured_width != width:
+                widget.styles.height = self._estimated_height(
+                    self.sources[index], continued=index > 0
+                )
+                widget.measured_width = width
 
     async def _sleep(self, index: int, widget: StreamedMarkdown) -> None:
-        placeholder = SegmentPlaceholder(widget.outer_size.height, widget.size.width)
+        placeholder = SegmentPlaceholder(widget.outer_size.height, self.content_size.width)
         await self._swap(index, widget, placeholder)
 
     async def _wake(self, index: int, widget: SegmentPlaceholder) -> None:

@@ -47,12 +47,15 @@ def painter_for(look: MarkdownLook) -> MarkdownPainter:
     return MarkdownPainter(look)
 
 
+SEGMENT_PADDING = 1  # columns left and right of the text
+
+
 class StreamedMarkdown(Widget):
-    DEFAULT_CSS = """
-    StreamedMarkdown {
+    DEFAULT_CSS = f"""
+    StreamedMarkdown {{
         height: auto;
-        padding: 0 1;
-    }
+        padding: 0 {SEGMENT_PADDING};
+    }}
     """
 
     def __init__(
@@ -130,4 +133,4 @@ class StreamedMarkdown(Widget):
         super().notify_style_update()
 
 
-__all__ = ["StreamedMarkdown", "look_of", "painter_for", "theme_colors"]
+__all__ = ["SEGMENT_PADDING", "StreamedMarkdown", "look_of", "painter_for", "theme_colors"]

@@ -53,7 +53,7 @@ class ReasoningPane(Collapsible):
     """
 
     def __init__(self, *, collapsed: bool = False) -> None:
-        self._body = AnswerView(classes="reasoning--body")
+        self._body = AnswerView(classes="reasoning--body", lazy=False)
         self._ended = False  # the turn is over: release what the segment cutter holds back
         super().__init__(self._body, title="Reasoning", collapsed=collapsed)
         self._tail = Static("", markup=False, classes="reasoning--tail")

@@ -104,12 +104,16 @@ class Transcript(VerticalScroll):
             await self.virtualize()
 
     async def on_resize(self, event: Resize) -> None:
-        """Sleeping heights were measured at the old width: rebuild them all."""
+        """Sleeping heights were measured at the old width: estimate them again at the new
+        one, and wake what is near."""
         if event.size.width != self._width:
             self._width = event.size.width
-            for answer in self.answers():
-                await answer.wake_all()
-            self.virtualize_later()
+            self.call_after_refresh(self._remeasure)
+
+    def _remeasure(self) -> None:
+        for answer in self.answers():
+            answer.remeasure()
+        self.virtualize_later()
 
 
 __all__ = ["Transcript"]
