@@ -66,7 +66,7 @@ def cpu_at(samples: list[list[float]], wall: float) -> float:
         return float(after[0][1])
     if not after:
         return float(before[-1][1])
-    (w0, c0, _), (w1, c1, _) = before[-1], after[0]
+    (w0, c0, *_), (w1, c1, *_) = before[-1], after[0]
     return float(c0 if w1 == w0 else c0 + (c1 - c0) * (wall - w0) / (w1 - w0))
 
 
