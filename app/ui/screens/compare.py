@@ -95,10 +95,6 @@ class CompareScreen(Screen[None]):
         self.on_continue_alone: Callable[[ComparePane], object] | None = None
         # Written to the record before the next prompt: (the pane it is for, or None for all).
         self._carries: list[tuple[ComparePane | None, Carry]] = []
-        self._gate_tick = -1
-        self._gate_pane: ComparePane | None = None
-        for pane in self.panes:
-            pane.gate = self.may_draw
 
     def compose(self) -> ComposeResult:
         yield Header(icon="◧")
@@ -157,25 +153,6 @@ class CompareScreen(Screen[None]):
             if event.widget in pane.walk_children() or event.widget is pane:
                 self._select(index)
                 return
-
-    # -- drawing -------------------------------------------------------------------------------
-
-    def may_draw(self, pane: ComparePane) -> bool:
-        """One pane draws new text per render tick: the one with news that waited longest.
-
-        Every text change reflows the whole screen, and that costs about as much per pane as
-        the drawing itself; panes drawn together make one long stall per tick. Taking turns
-        keeps each tick as short as one pane's (the clock's adaptive period then gives each
-        pane its share of updates), and a settled turn still draws at once.
-        """
-        tick = self.maker.clock.ticks
-        if tick != self._gate_tick:
-            self._gate_tick = tick
-            waiting = [p for p in self.panes if p.streaming and p.has_news()]
-            self._gate_pane = min(waiting, key=lambda p: p.drawn_at_tick, default=None)
-            if self._gate_pane is not None:
-                self._gate_pane.drawn_at_tick = tick
-        return pane is self._gate_pane
 
     # -- sending and stopping --------------------------------------------------------------
 
@@ -262,7 +239,6 @@ class CompareScreen(Screen[None]):
         pane = self.maker.make(
             len(self.panes) + 1, provider.name, provider, model, self._pane_history(index)
         )
-        pane.gate = self.may_draw
         self.panes.append(pane)
         self._relabel()
         await self.container.mount(pane)

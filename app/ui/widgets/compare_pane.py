@@ -8,7 +8,6 @@ the total time and the cost, and the figures the ranking line is built from.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
 from typing import Any
 
 from textual.app import ComposeResult
@@ -19,10 +18,9 @@ from app.compare.status import header_segments, pane_status_segments
 from app.conversation import Conversation
 from app.display.turn_watch import TurnWatch
 from app.ui.widgets.assistant_turn import AssistantTurn
-from app.ui.widgets.chat_pane import STATUS_PERIOD, ChatPane
+from app.ui.widgets.chat_pane import ChatPane
 from app.ui.widgets.status_bar import segments_content
 from app.ui.widgets.user_message import UserMessage
-from app.wire.turn import Turn
 
 
 class ComparePaneHeader(Static):
@@ -55,11 +53,6 @@ class ComparePane(ChatPane):
         self.number = number
         self.label = label  # the pane's name in the ranking line
         self.header = ComparePaneHeader("", markup=False)
-        # Asked on each render tick whether this pane may draw its new text now (see
-        # CompareScreen.may_draw); None draws every tick, like a chat pane.
-        self.gate: Callable[[ComparePane], bool] | None = None
-        self.drawn_at_tick = -1  # the render tick this pane last drew new text on
-        self._drawn_shape: Hashable = None
 
     def compose(self) -> ComposeResult:
         yield self.header
@@ -77,26 +70,6 @@ class ComparePane(ChatPane):
     def renumber(self, number: int) -> None:
         self.number = number
         self.show_header()
-
-    def has_news(self) -> bool:
-        """New parts arrived since this pane last drew (cheap: the Turn's lists only grow)."""
-        turn = self.turn
-        return turn is not None and _shape(turn) != self._drawn_shape
-
-    async def flush(self, now: float) -> bool:
-        """Draw when the gate allows it. A settled turn with nothing new to draw finishes at
-        once; one with text still to draw (a whole answer that arrived at full speed) waits its
-        turn too, so the panes' big final draws, and the layouts they cost, come one by one."""
-        view = self.current
-        if view is None or self.gate is None:
-            return await super().flush(now)
-        if (view.turn.done and not self.has_news()) or self.gate(self):
-            self._drawn_shape = _shape(view.turn)
-            return await super().flush(now)
-        if now - self._status_at >= STATUS_PERIOD:  # one line: a repaint, no reflow
-            self._status_at = now
-            self.update_status(now)
-        return False
 
     def stats(self, now: float) -> PaneStats | None:
         """The current turn in figures (live while it streams); None before the first prompt.
@@ -131,15 +104,6 @@ def settled_at(watch: TurnWatch) -> float:
     """The moment a stored turn's figures describe: its end, or the last thing it saw."""
     moments = (watch.ended_at, watch.last_token_at, watch.first_token_at)
     return next((t for t in moments if t is not None), watch.started)
-
-
-def _shape(turn: Turn) -> Hashable:
-    return (
-        len(turn.text_parts),
-        len(turn.reasoning_parts),
-        sum(len(call.parts) for call in turn.calls.values()),
-        len(turn.sources),
-    )
 
 
 def settled_history(conversation: Conversation) -> Conversation:
