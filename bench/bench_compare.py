@@ -5,7 +5,10 @@
 
 1. CPU. The same Markdown answer (bench_render's) at full speed, to one pane alone (the normal
    chat screen, `triptych --provider p1`) and to three panes at once (`triptych --compare
-   p1,p2,p3`). Target: three panes cost at most 1.5x the CPU of one.
+   p1,p2,p3`). Target: three panes cost at most 1.5x the CPU of one. Beside it, the same
+   ratio for a plain client (the app's own ProviderClient and decoder in one process, keeping
+   the text, drawing nothing) streaming three answers at once against one: what the network
+   and decoding alone cost per extra stream.
 2. Lag. Four panes (`--compare p1,p2,p3,p4`), each answer paced at 100 tokens/s. Target:
    event-loop lag under 50 ms at p95 and 500 ms at worst.
 
@@ -24,8 +27,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -68,6 +73,56 @@ def cpu_at(samples: list[list[float]], wall: float) -> float:
         return float(before[-1][1])
     (w0, c0, *_), (w1, c1, *_) = before[-1], after[0]
     return float(c0 if w1 == w0 else c0 + (c1 - c0) * (wall - w0) / (w1 - w0))
+
+
+async def plain_streams(url: str, count: int, out: Path) -> None:
+    """The reference: one process that streams `count` answers at once with the app's own
+    client and decoder, keeping the text and drawing nothing."""
+    import asyncio
+    import resource
+
+    from app.config import ProviderConfig
+    from app.conversation import Conversation
+    from app.providers.client import ProviderClient
+    from app.wire.engine import Api
+    from app.wire.turn import Turn
+
+    started = time.process_time()
+
+    async def one(n: int) -> Turn:
+        provider = ProviderConfig(name=f"p{n}", api=Api.CHAT, base_url=url, model="m")
+        conversation = Conversation()
+        conversation.add_user("go")
+        turn = Turn()
+        async with ProviderClient(provider, None) as client:
+            await client.stream(conversation, turn, None, lambda event: None)
+        return turn
+
+    turns = await asyncio.gather(*(one(n) for n in range(count)))
+    assert all(END_MARK in turn.text for turn in turns)
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    out.write_text(
+        json.dumps(
+            {
+                "cpu_seconds": usage.ru_utime + usage.ru_stime,
+                "stream_cpu": time.process_time() - started,
+            }
+        ),
+        encoding="utf-8",
+    )
+
+
+def run_plain(tokens: tuple[str, ...], count: int, work: Path) -> tuple[float, float]:
+    """(whole-process CPU, streaming CPU) of `count` plain streams in a fresh interpreter."""
+    server = serve(tokens, 0)
+    out = work / f"plain-{uuid.uuid4().hex[:6]}.json"
+    argv = [sys.executable, str(Path(__file__).resolve()), "--plain", str(count), server.url]
+    try:
+        subprocess.run([*argv, str(out)], check=True, env={**os.environ, **base_env(work)})
+    finally:
+        server.close()
+    report = json.loads(out.read_text())
+    return report["cpu_seconds"], report["stream_cpu"]
 
 
 def write_config(work: Path, url: str, count: int) -> Path:
@@ -156,7 +211,14 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="runs of each CPU case")
     parser.add_argument("--skip-cpu", action="store_true")
     parser.add_argument("--skip-lag", action="store_true")
+    parser.add_argument("--plain", nargs=3, metavar=("N", "URL", "OUT"), help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.plain:
+        import asyncio
+
+        count, url, out = args.plain
+        asyncio.run(plain_streams(url + "/v1", int(count), Path(out)))
+        return
     if not shutil.which("tmux"):
         sys.exit("tmux is needed")
     runs: list[Run] = []
@@ -169,7 +231,11 @@ def main() -> None:
             three: list[Run] = []
             idle_one: list[Run] = []
             idle_three: list[Run] = []
+            plain_one: list[tuple[float, float]] = []
+            plain_three: list[tuple[float, float]] = []
             for _ in range(args.repeat):  # interleaved, so drifting load hits all alike
+                plain_one.append(run_plain(tokens, 1, work))
+                plain_three.append(run_plain(tokens, 3, work))
                 one.append(run_app(tokens, 0, 1, work))
                 three.append(run_app(tokens, 0, 3, work))
                 idle_one.append(run_app(tokens, 0, 1, work, ask=False))
@@ -183,6 +249,18 @@ def main() -> None:
             whole = median(three, "run_cpu") / median(one, "run_cpu")
             answering = (median(three, "run_cpu") - median(idle_three, "run_cpu")) / (
                 median(one, "run_cpu") - median(idle_one, "run_cpu")
+            )
+            plain_whole = statistics.median(w for w, _ in plain_three) / statistics.median(
+                w for w, _ in plain_one
+            )
+            plain_stream = statistics.median(c for _, c in plain_three) / statistics.median(
+                c for _, c in plain_one
+            )
+            verdicts.append(
+                f"reference, plain client streaming 3 answers at once / 1 answer (medians of "
+                f"{args.repeat}): whole process {plain_whole:.2f}x, streaming {plain_stream:.2f}x"
+                f" (1 answer: {statistics.median(w for w, _ in plain_one):.2f} s whole, "
+                f"{statistics.median(c for _, c in plain_one):.2f} s streaming)"
             )
             met = "met" if answering <= 1.5 else "NOT met"
             verdicts.append(
