@@ -19,8 +19,10 @@ from dataclasses import dataclass, field
 from typing import ClassVar
 
 from rich.console import Console, ConsoleOptions, RenderResult
+from rich.errors import StyleSyntaxError
 from rich.markdown import Heading, ListItem, Markdown, MarkdownElement
 from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
 from rich.theme import Theme
 
@@ -124,7 +126,7 @@ class MarkdownPainter:
     def __post_init__(self) -> None:
         self._console = Console(
             file=io.StringIO(),  # never written to; keeps the terminal's encoding out of it
-            theme=Theme(dict(self.look.styles), inherit=True),
+            theme=Theme(usable_styles(self.look.styles), inherit=True),
             color_system="truecolor",
             force_terminal=True,
             markup=False,
@@ -171,9 +173,21 @@ def tidy(lines: list[list[Segment]]) -> list[list[Segment]]:
     return kept
 
 
+def usable_styles(styles: tuple[tuple[str, str], ...]) -> dict[str, Style]:
+    """The styles Rich can parse; one it cannot (a colour name from an unusual theme) is left
+    to Rich's default rather than stopping the answer from showing."""
+    usable: dict[str, Style] = {}
+    for name, definition in styles:
+        try:
+            usable[name] = Style.parse(definition)
+        except StyleSyntaxError:
+            continue
+    return usable
+
+
 def plain(lines: list[list[Segment]]) -> str:
     """The text of rendered lines, for tests and for copying what is shown."""
     return "\n".join("".join(segment.text for segment in line).rstrip() for line in lines)
 
 
-__all__ = ["AnswerMarkdown", "MarkdownLook", "MarkdownPainter", "plain", "tidy"]
+__all__ = ["AnswerMarkdown", "MarkdownLook", "MarkdownPainter", "plain", "tidy", "usable_styles"]

@@ -14,7 +14,15 @@ from app.ui.widgets.prompt import PromptInput
 from app.wire.engine import Api
 from tests.fakes import provider as fake
 from tests.fakes.provider import ANSWER, FakeProvider
-from tests.ui.helpers import SIZE, fake_config, make_app, send, wait_drawn, wait_until
+from tests.ui.helpers import (
+    SIZE,
+    fake_config,
+    make_app,
+    screen_text,
+    send,
+    wait_drawn,
+    wait_until,
+)
 
 PLAIN = replace(ANSWER, reasoning=(), tool=None)
 CODE_ANSWER = Answer(text=("Run this:\n\n```python\n", "print('hi')\n", "```\n\nDone."))
@@ -118,6 +126,25 @@ async def test_themes_register_and_the_choice_is_remembered(
     async with again.run_test(size=SIZE) as pilot:
         await pilot.pause()
         assert again.theme == "triptych-high-contrast"
+
+
+async def test_an_answer_shows_in_every_theme_textual_offers(
+    fake_provider: FakeProvider, tmp_path: Path
+) -> None:
+    """Answers take their colours from the theme, including Textual's ANSI themes and ones
+    with transparent colours; none may stop an answer from showing."""
+    markdown = "# Head\n\nSome *text* and `code`.\n\n```python\nx = 1\n```\n\n> quoted\n"
+    fake_provider.push(fake.stream(Api.CHAT, replace(PLAIN, text=(markdown,))))
+    app = make_app(fake_config(fake_provider), tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "hello")
+        await wait_drawn(pilot)
+        for theme in sorted(app.available_themes):
+            app.theme = theme
+            await pilot.pause()
+            shown = screen_text(app)
+            assert "Some text and code." in shown, theme
+            assert "x = 1" in shown, theme
 
 
 async def test_new_chat_clears_the_conversation(

@@ -23,17 +23,23 @@ from app.display.markdown_render import MarkdownLook, MarkdownPainter
 
 
 def theme_colors(app: App[object]) -> dict[str, str]:
-    """The theme's colours as plain hex, for Rich (Textual's variables may hold expressions
-    such as `auto 60%`, which only Textual can resolve)."""
+    """The theme's colours as names Rich can parse (Textual's variables may hold expressions
+    such as `auto 60%`, ANSI names or transparency, which only Textual can resolve)."""
     colors: dict[str, str] = {}
     for name, value in app.get_css_variables().items():
         try:
-            colors[name] = Color.parse(value).hex
+            color = Color.parse(value)
         except ColorParseError:
             continue
-    foreground = Color.parse(colors.get("foreground", "#e0e0e0"))
-    background = Color.parse(colors.get("background", "#000000"))
-    colors["text-muted"] = foreground.blend(background, 0.4).hex
+        if color.a == 0:
+            continue  # transparent: let Rich use the default
+        colors[name] = color.rich_color.name
+    foreground = Color.parse(app.get_css_variables().get("foreground", "#e0e0e0"))
+    background = Color.parse(app.get_css_variables().get("background", "#000000"))
+    if foreground.ansi is None and background.ansi is None:
+        colors["text-muted"] = foreground.blend(background, 0.4).hex6
+    else:  # an ANSI theme: the terminal decides what the colours look like
+        colors["text-muted"] = "bright_black"
     return colors
 
 
