@@ -1,5 +1,5 @@
 """Shared fixtures. Each piece keeps its fixtures next to its fakes and imports them here."""
 
-from tests.fakes.fixtures import fake_provider
+from tests.fakes.fixtures import fake_provider, fakes
 
-__all__ = ["fake_provider"]
+__all__ = ["fake_provider", "fakes"]

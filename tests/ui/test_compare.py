@@ -5,81 +5,40 @@ failure, slowness or stop shows in that pane only."""
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-import pytest
-from textual.pilot import Pilot
-
-from app.config import Config, ProviderConfig
 from app.demo.frames import INTERRUPTED_MESSAGE
 from app.display.status_line import ERROR
 from app.ui.app import TriptychApp
 from app.ui.render_clock import MAX_PERIOD, next_period
-from app.ui.screens.compare import CompareScreen, longest_period
+from app.ui.screens.compare import longest_period
 from app.ui.widgets.compare_pane import ComparePane
 from app.wire.engine import Api
 from app.wire.turn import TurnStatus
 from tests.fakes import provider as fake
 from tests.fakes.provider import ANSWER, FakeProvider
+from tests.ui.compare_helpers import NAMES, PLAIN, all_drawn, ask, compare_screen, config_for
 from tests.ui.helpers import make_app, screen_text, wait_until
 
 WIDE = (160, 48)
 NARROW = (80, 40)
-PLAIN = replace(ANSWER, reasoning=(), tool=None)
 FAILING = replace(PLAIN, text=("Half", " an", " answer", " lost"), error_after=2)
-NAMES = {Api.CHAT: "cc", Api.MESSAGES: "am", Api.RESPONSES: "rs"}
-
-
-@pytest.fixture
-def fakes() -> Iterator[dict[Api, FakeProvider]]:
-    servers = {api: FakeProvider() for api in Api}
-    yield servers
-    for server in servers.values():
-        server.close()
-
-
-def three_config(fakes: dict[Api, FakeProvider]) -> Config:
-    providers: dict[str, ProviderConfig] = {
-        name: fakes[api].provider(
-            api, name=name, model=f"{name}-model", price_in=1.0, price_out=2.0
-        )
-        for api, name in NAMES.items()
-    }
-    return Config(path=None, default="cc", providers=providers)
 
 
 def compare_app(fakes: dict[Api, FakeProvider], tmp_path: Path, **kwargs: Any) -> TriptychApp:
-    return make_app(three_config(fakes), tmp_path, compare=["cc", "am", "rs"], **kwargs)
-
-
-def screen_of(app: TriptychApp) -> CompareScreen:
-    screen = app.screen
-    assert isinstance(screen, CompareScreen)
-    return screen
+    return make_app(
+        config_for(fakes, price_in=1.0, price_out=2.0),
+        tmp_path,
+        compare=["cc", "am", "rs"],
+        **kwargs,
+    )
 
 
 def pane_of(app: TriptychApp, api: Api) -> ComparePane:
-    return screen_of(app).panes[list(Api).index(api)]
-
-
-async def ask(pilot: Pilot[Any], text: str) -> None:
-    screen = screen_of(pilot.app)  # type: ignore[arg-type]
-    screen.prompt.focus()
-    await pilot.press(*text, "enter")
-
-
-async def all_drawn(pilot: Pilot[Any], timeout: float = 5.0) -> None:
-    screen = screen_of(pilot.app)  # type: ignore[arg-type]
-    await wait_until(
-        pilot,
-        lambda: all(p.current is not None and p.current.drawn for p in screen.panes),
-        timeout,
-        "every pane drawn",
-    )
-    await pilot.pause()
+    return compare_screen(app).panes[list(Api).index(api)]
 
 
 def status(pane: ComparePane) -> TurnStatus:
@@ -106,7 +65,7 @@ async def test_three_formats_stream_at_once_and_a_failure_stays_in_its_pane(
     fakes[Api.RESPONSES].push(fake.stream(Api.RESPONSES, PLAIN))
     app = compare_app(fakes, tmp_path)
     async with app.run_test(size=WIDE) as pilot:
-        screen = screen_of(app)
+        screen = compare_screen(app)
         assert [p.provider.name for p in screen.panes] == ["cc", "am", "rs"]
         assert not screen.ranking.display
         await ask(pilot, "hello all")
@@ -155,7 +114,7 @@ async def test_a_slow_provider_holds_no_other_back(
     app = compare_app(fakes, tmp_path)
     async with app.run_test(size=WIDE) as pilot:
         await ask(pilot, "go")
-        cc, am, rs = screen_of(app).panes
+        cc, am, rs = compare_screen(app).panes
         await wait_until(
             pilot,
             lambda: all(p.current is not None and p.current.drawn for p in (am, rs)),
@@ -163,12 +122,12 @@ async def test_a_slow_provider_holds_no_other_back(
         )
         assert cc.streaming
         assert status(cc) is TurnStatus.STREAMING
-        assert not screen_of(app).ranking.display  # not until every pane is done
+        assert not compare_screen(app).ranking.display  # not until every pane is done
         await pilot.press("escape")
         await all_drawn(pilot)
         assert status(cc) is TurnStatus.STOPPED
         assert [status(am), status(rs)] == [TurnStatus.COMPLETE] * 2
-        assert screen_of(app).ranking.display
+        assert compare_screen(app).ranking.display
 
 
 async def test_escape_stops_every_pane_and_closes_every_connection(
@@ -179,7 +138,7 @@ async def test_escape_stops_every_pane_and_closes_every_connection(
     app = compare_app(fakes, tmp_path)
     async with app.run_test(size=WIDE) as pilot:
         await ask(pilot, "go on")
-        panes = screen_of(app).panes
+        panes = compare_screen(app).panes
         await wait_until(
             pilot,
             lambda: all(p.current and "word2" in p.current.answer.source for p in panes),
@@ -204,7 +163,7 @@ async def test_ctrl_s_stops_the_selected_pane_only(
     app = compare_app(fakes, tmp_path)
     async with app.run_test(size=WIDE) as pilot:
         await ask(pilot, "go on")
-        screen = screen_of(app)
+        screen = compare_screen(app)
         cc, am, rs = screen.panes
         await wait_until(pilot, lambda: am.current and "word1" in am.current.answer.source)
         await pilot.press("alt+right")
@@ -259,14 +218,14 @@ async def test_panes_sit_side_by_side_when_wide_and_stack_when_narrow(
 ) -> None:
     app = compare_app(fakes, tmp_path)
     async with app.run_test(size=WIDE) as pilot:
-        panes = screen_of(app).panes
+        panes = compare_screen(app).panes
         await pilot.pause()
-        assert not screen_of(app).container.has_class("-stacked")
+        assert not compare_screen(app).container.has_class("-stacked")
         assert len({p.region.y for p in panes}) == 1
         assert panes[0].region.x < panes[1].region.x < panes[2].region.x
         await pilot.resize_terminal(*NARROW)
         await pilot.pause(0.1)
-        assert screen_of(app).container.has_class("-stacked")
+        assert compare_screen(app).container.has_class("-stacked")
         assert len({p.region.x for p in panes}) == 1
         assert panes[0].region.y < panes[1].region.y < panes[2].region.y
         assert all(p.region.height >= 6 for p in panes)
@@ -280,7 +239,7 @@ async def test_add_and_remove_panes_between_two_and_four(
     fakes[Api.RESPONSES].push(fake.stream(Api.RESPONSES, PLAIN))
     app = compare_app(fakes, tmp_path)
     async with app.run_test(size=WIDE) as pilot:
-        screen = screen_of(app)
+        screen = compare_screen(app)
         await ask(pilot, "q1")
         await all_drawn(pilot)
         cc = app.config.providers["cc"]
@@ -313,7 +272,7 @@ async def test_every_pane_draws_its_new_text_on_the_same_tick(
         server.push(fake.stream(api, long_answer, delay=0.004))
     app = compare_app(fakes, tmp_path)
     async with app.run_test(size=WIDE) as pilot:
-        screen = screen_of(app)
+        screen = compare_screen(app)
         grew: dict[int, set[int]] = {}
 
         def spy(pane: ComparePane) -> Callable[[float], Awaitable[bool]]:
@@ -349,7 +308,7 @@ async def test_the_render_clock_may_stretch_further_while_a_comparison_shows(
     async with app.run_test(size=WIDE) as pilot:
         await pilot.pause()
         assert app.render_clock.max_period == longest_period(3)
-        await screen_of(app).remove_pane()
+        await compare_screen(app).remove_pane()
         assert app.render_clock.max_period == longest_period(2)
         app.pop_screen()  # back to the chat
         await pilot.pause()

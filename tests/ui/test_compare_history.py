@@ -6,20 +6,14 @@ the palette's compare commands, and quitting closes every pane's connection."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
-import pytest
 from textual import events
 from textual.command import CommandPalette
 from textual.geometry import Size
-from textual.pilot import Pilot
 
-from app.config import Config, ProviderConfig
 from app.store import Store
-from app.ui.app import TriptychApp
 from app.ui.compare_actions import leave_comparison
 from app.ui.screens.chat import ChatScreen
 from app.ui.screens.compare import CompareScreen
@@ -27,53 +21,21 @@ from app.ui.widgets.answer import SegmentPlaceholder
 from app.wire.engine import Api
 from app.wire.turn import TurnStatus
 from tests.fakes import provider as fake
-from tests.fakes.provider import ANSWER, FakeProvider
+from tests.fakes.provider import FakeProvider
+from tests.ui.compare_helpers import (
+    NAMES,
+    PLAIN,
+    all_drawn,
+    answer,
+    ask,
+    compare_screen,
+    config_for,
+    load_last,
+    run_palette,
+)
 from tests.ui.helpers import make_app, screen_text, wait_until
 
 WIDE = (160, 48)
-PLAIN = replace(ANSWER, reasoning=(), tool=None)
-NAMES = {Api.CHAT: "cc", Api.MESSAGES: "am", Api.RESPONSES: "rs"}
-
-
-@pytest.fixture
-def fakes() -> Iterator[dict[Api, FakeProvider]]:
-    servers = {api: FakeProvider() for api in Api}
-    yield servers
-    for server in servers.values():
-        server.close()
-
-
-def config_for(fakes: dict[Api, FakeProvider]) -> Config:
-    providers: dict[str, ProviderConfig] = {
-        name: fakes[api].provider(api, name=name, model=f"{name}-model")
-        for api, name in NAMES.items()
-    }
-    return Config(path=None, default="cc", providers=providers)
-
-
-def answer(text: str) -> Any:
-    return replace(PLAIN, text=(text,))
-
-
-def compare_screen(app: TriptychApp) -> CompareScreen:
-    screen = app.screen
-    assert isinstance(screen, CompareScreen)
-    return screen
-
-
-async def ask(pilot: Pilot[Any], text: str) -> None:
-    pilot.app.screen.query_one("#prompt").focus()
-    await pilot.press(*text, "enter")
-
-
-async def all_drawn(pilot: Pilot[Any]) -> None:
-    screen = compare_screen(pilot.app)  # type: ignore[arg-type]
-    await wait_until(
-        pilot,
-        lambda: all(p.current is not None and p.current.drawn for p in screen.panes),
-        what="every pane drawn",
-    )
-    await pilot.pause()
 
 
 async def test_a_comparison_is_stored_and_reopens_as_one(
@@ -86,13 +48,8 @@ async def test_a_comparison_is_stored_and_reopens_as_one(
     async with app.run_test(size=WIDE) as pilot:
         await ask(pilot, "first")
         await all_drawn(pilot)
-    store = Store.open(db)
-    try:
-        conv_id = store.last_conversation_id()
-        assert conv_id is not None
-        stored = store.load(conv_id)
-    finally:
-        store.close()
+    stored = load_last(db)
+    conv_id = stored.id
     assert stored.kind == "compare"
     assert [m.text for m in stored.messages if m.role == "user"] == ["first"]  # stored once
     assert [(p.pane, p.provider, p.model, p.api) for p in stored.panes] == [
@@ -164,19 +121,6 @@ async def test_ctrl_g_continues_the_selected_pane_alone_in_a_chat(
     assert sorted(kinds) == ["chat", "compare"]
     assert chat.kind == "chat"
     assert [m.text for m in chat.messages] == ["first", "am says one.", "and then", "am goes on."]
-
-
-async def run_palette(pilot: Pilot[Any], command: str, choice: str) -> None:
-    await pilot.press("ctrl+p")
-    await wait_until(pilot, lambda: isinstance(pilot.app.screen, CommandPalette))
-    await pilot.press(*command)
-    await pilot.pause(0.3)
-    await pilot.press("enter")
-    await wait_until(pilot, lambda: isinstance(pilot.app.screen, CommandPalette), what="picker")
-    await pilot.pause(0.2)
-    await pilot.press(*choice)
-    await pilot.pause(0.3)
-    await pilot.press("enter")
 
 
 async def test_palette_compare_with_from_a_chat_then_add_a_pane(

@@ -8,75 +8,39 @@ Every test runs the real app over the fake provider (loopback HTTP) with a histo
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-import pytest
-from textual.command import CommandPalette
 from textual.pilot import Pilot
 
 from app.compare.stats import format_cost, turn_cost
-from app.config import Config, ProviderConfig
+from app.config import Config
 from app.display.speed import format_seconds
-from app.store import Store, StoredConversation
-from app.ui.app import TriptychApp
 from app.ui.compare_actions import leave_comparison
 from app.ui.screens.chat import ChatScreen
 from app.ui.screens.compare import CompareScreen
 from app.wire.engine import Api
 from tests.fakes import provider as fake
-from tests.fakes.provider import ANSWER, FakeProvider
+from tests.fakes.provider import FakeProvider
+from tests.ui.compare_helpers import (
+    NAMES,
+    PLAIN,
+    all_drawn,
+    answer,
+    ask,
+    compare_screen,
+    config_for,
+    load_last,
+    run_palette,
+)
 from tests.ui.helpers import make_app, screen_text, wait_until
 
 WIDE = (180, 48)
-PLAIN = replace(ANSWER, reasoning=(), tool=None)
-NAMES = {Api.CHAT: "cc", Api.MESSAGES: "am", Api.RESPONSES: "rs"}
 
 
-@pytest.fixture
-def fakes() -> Iterator[dict[Api, FakeProvider]]:
-    servers = {api: FakeProvider() for api in Api}
-    yield servers
-    for server in servers.values():
-        server.close()
-
-
-def config_for(fakes: dict[Api, FakeProvider]) -> Config:
-    providers: dict[str, ProviderConfig] = {
-        name: fakes[api].provider(
-            api, name=name, model=f"{name}-model", price_in=3.0, price_out=15.0
-        )
-        for api, name in NAMES.items()
-    }
-    return Config(path=None, default="cc", providers=providers)
-
-
-def answer(*pieces: str) -> Any:
-    """One output token per piece: answers of different lengths rank in a known order."""
-    return replace(PLAIN, text=pieces)
-
-
-def compare_screen(app: TriptychApp) -> CompareScreen:
-    screen = app.screen
-    assert isinstance(screen, CompareScreen)
-    return screen
-
-
-async def ask(pilot: Pilot[Any], text: str) -> None:
-    pilot.app.screen.query_one("#prompt").focus()
-    await pilot.press(*text, "enter")
-
-
-async def all_drawn(pilot: Pilot[Any]) -> None:
-    screen = compare_screen(pilot.app)  # type: ignore[arg-type]
-    await wait_until(
-        pilot,
-        lambda: all(p.current is not None and p.current.drawn for p in screen.panes),
-        what="every pane drawn",
-    )
-    await pilot.pause()
+def priced_config(fakes: dict[Api, FakeProvider]) -> Config:
+    """Priced, so the ranking's cost part and each pane's cost are among what must come back."""
+    return config_for(fakes, price_in=3.0, price_out=15.0)
 
 
 async def reopened(pilot: Pilot[Any], shown: str) -> CompareScreen:
@@ -85,29 +49,6 @@ async def reopened(pilot: Pilot[Any], shown: str) -> CompareScreen:
     await wait_until(pilot, lambda: shown in screen_text(app), what=repr(shown))  # type: ignore[arg-type]
     await pilot.pause()
     return compare_screen(app)  # type: ignore[arg-type]
-
-
-async def run_palette(pilot: Pilot[Any], command: str, choice: str) -> None:
-    await pilot.press("ctrl+p")
-    await wait_until(pilot, lambda: isinstance(pilot.app.screen, CommandPalette))
-    await pilot.press(*command)
-    await pilot.pause(0.3)
-    await pilot.press("enter")
-    await wait_until(pilot, lambda: isinstance(pilot.app.screen, CommandPalette), what="picker")
-    await pilot.pause(0.2)
-    await pilot.press(*choice)
-    await pilot.pause(0.3)
-    await pilot.press("enter")
-
-
-def load_last(db: Path) -> StoredConversation:
-    store = Store.open(db)
-    try:
-        conv_id = store.last_conversation_id()
-        assert conv_id is not None
-        return store.load(conv_id)
-    finally:
-        store.close()
 
 
 def body_messages(server: FakeProvider) -> list[tuple[str, str]]:
@@ -129,7 +70,7 @@ async def test_a_reopened_comparison_ranks_and_shows_its_figures_as_it_did_live(
     fakes[Api.CHAT].push(fake.stream(Api.CHAT, answer("cc ", "says ", "one.")))
     fakes[Api.MESSAGES].push(fake.stream(Api.MESSAGES, answer("am says one.")))
     fakes[Api.RESPONSES].push(fake.stream(Api.RESPONSES, answer("rs says ", "one.")))
-    config = config_for(fakes)
+    config = priced_config(fakes)
     app = make_app(config, tmp_path, history_file=db, compare=["cc", "am", "rs"])
     async with app.run_test(size=WIDE) as pilot:
         await ask(pilot, "first")
@@ -141,7 +82,7 @@ async def test_a_reopened_comparison_ranks_and_shows_its_figures_as_it_did_live(
     assert live_ranking["output tokens"] == "am 1 › rs 2 › cc 3"
 
     stored = load_last(db)
-    app = make_app(config_for(fakes), tmp_path, history_file=db, continue_last=True)
+    app = make_app(priced_config(fakes), tmp_path, history_file=db, continue_last=True)
     async with app.run_test(size=WIDE) as pilot:
         screen = await reopened(pilot, "rs says one.")
         assert screen.ranking.display, "a reopened comparison shows no ranking line"
@@ -178,7 +119,7 @@ async def test_no_ranking_when_the_last_prompt_is_not_answered_in_every_pane(
     db = tmp_path / "history.sqlite3"
     fakes[Api.CHAT].push(fake.stream(Api.CHAT, answer("cc says one.")))
     fakes[Api.MESSAGES].push(fake.paced_forever(Api.MESSAGES, PLAIN, delay=0.03))
-    app = make_app(config_for(fakes), tmp_path, history_file=db, compare=["cc", "am"])
+    app = make_app(priced_config(fakes), tmp_path, history_file=db, compare=["cc", "am"])
     async with app.run_test(size=WIDE) as pilot:
         await ask(pilot, "first")
         screen = compare_screen(app)
@@ -191,7 +132,7 @@ async def test_no_ranking_when_the_last_prompt_is_not_answered_in_every_pane(
         live = screen.ranking.text
     assert "am stopped" in sections(live)["finish"]
 
-    app = make_app(config_for(fakes), tmp_path, history_file=db, continue_last=True)
+    app = make_app(priced_config(fakes), tmp_path, history_file=db, continue_last=True)
     async with app.run_test(size=WIDE) as pilot:
         screen = await reopened(pilot, "cc says one.")
         assert screen.ranking.display
@@ -201,7 +142,7 @@ async def test_no_ranking_when_the_last_prompt_is_not_answered_in_every_pane(
         record = screen.record
         assert record is not None
         record.prompt("unanswered")
-    app = make_app(config_for(fakes), tmp_path, history_file=db, continue_last=True)
+    app = make_app(priced_config(fakes), tmp_path, history_file=db, continue_last=True)
     async with app.run_test(size=WIDE) as pilot:
         screen = await reopened(pilot, "unanswered")
         assert not screen.ranking.display
@@ -217,7 +158,7 @@ async def test_an_added_pane_reopens_with_the_conversation_it_carried_on(
         fake.stream(Api.MESSAGES, answer("am says two.")),
     )
     fakes[Api.RESPONSES].push(fake.stream(Api.RESPONSES, answer("rs says one.")))
-    config = config_for(fakes)
+    config = priced_config(fakes)
     app = make_app(config, tmp_path, history_file=db, compare=["am", "rs"])
     async with app.run_test(size=WIDE) as pilot:
         await ask(pilot, "first")
@@ -237,7 +178,7 @@ async def test_an_added_pane_reopens_with_the_conversation_it_carried_on(
     fakes[Api.CHAT].push(fake.stream(Api.CHAT, answer("cc says three.")))
     fakes[Api.MESSAGES].push(fake.stream(Api.MESSAGES, answer("am says three.")))
     fakes[Api.RESPONSES].push(fake.stream(Api.RESPONSES, answer("rs says three.")))
-    app = make_app(config_for(fakes), tmp_path, history_file=db, continue_last=True)
+    app = make_app(priced_config(fakes), tmp_path, history_file=db, continue_last=True)
     async with app.run_test(size=WIDE) as pilot:
         screen = await reopened(pilot, "cc says two.")
         assert [p.provider.name for p in screen.panes] == ["am", "rs", "cc"]
@@ -275,7 +216,7 @@ async def test_a_removed_pane_stays_removed_when_reopened(
     db = tmp_path / "history.sqlite3"
     for api, name in NAMES.items():
         fakes[api].push(fake.stream(api, answer(f"{name} says one.")))
-    app = make_app(config_for(fakes), tmp_path, history_file=db, compare=["cc", "am", "rs"])
+    app = make_app(priced_config(fakes), tmp_path, history_file=db, compare=["cc", "am", "rs"])
     async with app.run_test(size=WIDE) as pilot:
         await ask(pilot, "first")
         await all_drawn(pilot)
@@ -294,7 +235,7 @@ async def test_a_removed_pane_stays_removed_when_reopened(
         await ask(pilot, "second")
         await all_drawn(pilot)
 
-    app = make_app(config_for(fakes), tmp_path, history_file=db, continue_last=True)
+    app = make_app(priced_config(fakes), tmp_path, history_file=db, continue_last=True)
     async with app.run_test(size=WIDE) as pilot:
         screen = await reopened(pilot, "rs says two.")
         assert [p.provider.name for p in screen.panes] == ["cc", "rs"]
@@ -309,7 +250,7 @@ async def test_compare_with_left_before_asking_stores_no_comparison(
     asks something, and then reopens with the providers it compared."""
     db = tmp_path / "history.sqlite3"
     fakes[Api.CHAT].push(fake.stream(Api.CHAT, answer("cc alone.")))
-    app = make_app(config_for(fakes), tmp_path, history_file=db)
+    app = make_app(priced_config(fakes), tmp_path, history_file=db)
     async with app.run_test(size=WIDE) as pilot:
         await ask(pilot, "hello")
         await wait_until(pilot, lambda: app.pane.current is not None and app.pane.current.drawn)
@@ -320,7 +261,7 @@ async def test_compare_with_left_before_asking_stores_no_comparison(
         await pilot.pause()
     assert load_last(db).kind == "chat"
 
-    app = make_app(config_for(fakes), tmp_path, history_file=db, continue_last=True)
+    app = make_app(priced_config(fakes), tmp_path, history_file=db, continue_last=True)
     async with app.run_test(size=WIDE) as pilot:
         await wait_until(pilot, lambda: "cc alone." in screen_text(app), what="the chat")
         assert isinstance(app.screen, ChatScreen)
@@ -335,7 +276,7 @@ async def test_compare_with_left_before_asking_stores_no_comparison(
     stored = load_last(db)
     assert stored.kind == "compare"
     assert [(p.pane, p.provider) for p in stored.panes] == [(0, "cc"), (1, "am")]
-    app = make_app(config_for(fakes), tmp_path, history_file=db, continue_last=True)
+    app = make_app(priced_config(fakes), tmp_path, history_file=db, continue_last=True)
     async with app.run_test(size=WIDE) as pilot:
         screen = await reopened(pilot, "am compared.")
         assert [p.provider.name for p in screen.panes] == ["cc", "am"]
@@ -349,7 +290,7 @@ async def test_a_pane_is_added_only_from_a_pane_that_is_done(
     prompt; from a pane still answering, that conversation is not whole yet."""
     fakes[Api.CHAT].push(fake.paced_forever(Api.CHAT, PLAIN, delay=0.03))
     fakes[Api.MESSAGES].push(fake.stream(Api.MESSAGES, answer("am says one.")))
-    config = config_for(fakes)
+    config = priced_config(fakes)
     app = make_app(config, tmp_path, compare=["cc", "am"])
     async with app.run_test(size=WIDE) as pilot:
         await ask(pilot, "first")

@@ -12,7 +12,6 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -211,14 +210,6 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("COMPARE_KEY", KEY)
     monkeypatch.delenv("TRIPTYCH_CONFIG", raising=False)
     monkeypatch.setattr("sys.stdin", io.StringIO(""))
-
-
-@pytest.fixture
-def fakes() -> Iterator[dict[Api, FakeProvider]]:
-    servers = {api: FakeProvider() for api in Api}
-    yield servers
-    for server in servers.values():
-        server.close()
 
 
 def write_config(tmp_path: Path, fakes: dict[Api, FakeProvider]) -> Path:
