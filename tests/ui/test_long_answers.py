@@ -95,7 +95,7 @@ class OneWidget(Shows):
         yield StreamedMarkdown()
 
     async def on_mount(self) -> None:
-        await self.query_one(StreamedMarkdown).append(self.text)
+        self.query_one(StreamedMarkdown).append(self.text)
 
 
 class Segmented(Shows):  # not a subclass of OneWidget: Textual would run both on_mount handlers

@@ -84,7 +84,7 @@ class AnswerView(Vertical):
                 live = self.segments[-1]
                 assert isinstance(live, StreamedMarkdown)  # the last one never sleeps while live
                 self.sources[-1] += piece
-                await live.append(piece)
+                live.append(piece)
         # Sealed only now: a virtualize pass running while the appends above were awaited must
         # not put the last segment to sleep under an append still in flight.
         self.sealed = self.sealed or final
@@ -145,21 +145,21 @@ class AnswerView(Vertical):
         await self._swap(index, widget, placeholder)
 
     async def _wake(self, index: int, widget: SegmentPlaceholder) -> None:
-        markdown = StreamedMarkdown(continued=index > 0, look=self.markdown_look)
-        if await self._swap(index, widget, markdown):
-            await markdown.append(self.sources[index])
+        markdown = StreamedMarkdown(
+            self.sources[index], continued=index > 0, look=self.markdown_look
+        )
+        await self._swap(index, widget, markdown)
 
     async def _swap(
         self, index: int, old: Widget, new: StreamedMarkdown | SegmentPlaceholder
-    ) -> bool:
-        """False when this answer has left the screen meanwhile (e.g. a comparison closed
-        while its panes were still waking segments after a resize): nothing to do then."""
+    ) -> None:
+        """Nothing to do when this answer has left the screen meanwhile (e.g. a comparison
+        closed while its panes were still waking segments)."""
         if not (self.is_mounted and old.is_mounted):
-            return False
+            return
         self.segments[index] = new
         await self.mount(new, after=old)
         await old.remove()
-        return new.is_mounted
 
 
 __all__ = ["AnswerView", "SegmentPlaceholder"]

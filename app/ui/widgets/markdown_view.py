@@ -26,7 +26,8 @@ def theme_colors(app: App[object]) -> dict[str, str]:
     """The theme's colours as names Rich can parse (Textual's variables may hold expressions
     such as `auto 60%`, ANSI names or transparency, which only Textual can resolve)."""
     colors: dict[str, str] = {}
-    for name, value in app.get_css_variables().items():
+    variables = app.get_css_variables()
+    for name, value in variables.items():
         try:
             color = Color.parse(value)
         except ColorParseError:
@@ -34,8 +35,8 @@ def theme_colors(app: App[object]) -> dict[str, str]:
         if color.a == 0:
             continue  # transparent: let Rich use the default
         colors[name] = color.rich_color.name
-    foreground = Color.parse(app.get_css_variables().get("foreground", "#e0e0e0"))
-    background = Color.parse(app.get_css_variables().get("background", "#000000"))
+    foreground = Color.parse(variables.get("foreground", "#e0e0e0"))
+    background = Color.parse(variables.get("background", "#000000"))
     if foreground.ansi is None and background.ansi is None:
         colors["text-muted"] = foreground.blend(background, 0.4).hex6
     else:  # an ANSI theme: the terminal decides what the colours look like
@@ -87,7 +88,7 @@ class StreamedMarkdown(Widget):
         self._style: Style | None = None  # the widget's own style, until the styles change
         self._lines_width = -1  # width the lines were rendered at; -1: render again
 
-    async def append(self, text: str) -> None:
+    def append(self, text: str) -> None:
         """Add streamed text; it is drawn on the next layout."""
         if text:
             self.source += text
