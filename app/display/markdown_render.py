@@ -111,7 +111,7 @@ class MarkdownLook:
 
     @classmethod
     def from_colors(cls, colors: Mapping[str, str], *, dark: bool) -> MarkdownLook:
-        """`colors`: the theme's CSS variables (`App.get_css_variables()`)."""
+        """`colors`: the theme's colours by CSS variable name, as Rich colour names."""
         styles = tuple(sorted(_markdown_styles(colors, dark).items()))
         return cls(styles, "monokai" if dark else "friendly")
 
