@@ -17,7 +17,9 @@ from app.demo.frames import Answer
 from app.store import Store, StoredConversation
 from app.ui.app import TriptychApp
 from app.ui.screens.compare import CompareScreen
+from app.ui.widgets.compare_pane import ComparePane
 from app.wire.engine import Api
+from tests.fakes import provider as fake
 from tests.fakes.provider import ANSWER, FakeProvider
 from tests.ui.helpers import wait_until
 
@@ -38,6 +40,12 @@ def answer(*pieces: str) -> Answer:
     """One output token per piece (a single piece is the whole answer in one token): answers
     of different lengths rank in a known order."""
     return replace(PLAIN, text=pieces)
+
+
+def push_each(fakes: dict[Api, FakeProvider], text: str) -> None:
+    """Queues one answer on every pane's server, named by its provider: "cc says one."."""
+    for api, name in NAMES.items():
+        fakes[api].push(fake.stream(api, answer(f"{name} {text}")))
 
 
 def compare_screen(app: TriptychApp) -> CompareScreen:
@@ -61,6 +69,15 @@ async def all_drawn(pilot: Pilot[Any], timeout: float = 5.0) -> None:
         "every pane drawn",
     )
     await pilot.pause()
+
+
+async def reached(pilot: Pilot[Any], pane: ComparePane, word: str) -> None:
+    """Until a paced answer shows `word` in the pane: it is partway, still answering."""
+    await wait_until(
+        pilot,
+        lambda: pane.current is not None and word in pane.current.answer.source,
+        what=f"{word} in {pane.provider.name}",
+    )
 
 
 async def run_palette(pilot: Pilot[Any], command: str, choice: str) -> None:
@@ -96,5 +113,7 @@ __all__ = [
     "compare_screen",
     "config_for",
     "load_last",
+    "push_each",
+    "reached",
     "run_palette",
 ]

@@ -20,7 +20,15 @@ from app.wire.engine import Api
 from app.wire.turn import TurnStatus
 from tests.fakes import provider as fake
 from tests.fakes.provider import ANSWER, FakeProvider
-from tests.ui.compare_helpers import NAMES, PLAIN, all_drawn, ask, compare_screen, config_for
+from tests.ui.compare_helpers import (
+    NAMES,
+    PLAIN,
+    all_drawn,
+    ask,
+    compare_screen,
+    config_for,
+    reached,
+)
 from tests.ui.helpers import make_app, screen_text, wait_until
 
 WIDE = (160, 48)
@@ -165,7 +173,7 @@ async def test_ctrl_s_stops_the_selected_pane_only(
         await ask(pilot, "go on")
         screen = compare_screen(app)
         cc, am, rs = screen.panes
-        await wait_until(pilot, lambda: am.current and "word1" in am.current.answer.source)
+        await reached(pilot, am, "word1")
         await pilot.press("alt+right")
         assert screen.selected_pane is am
         assert am.has_class("-selected")

@@ -31,6 +31,7 @@ from tests.ui.compare_helpers import (
     compare_screen,
     config_for,
     load_last,
+    push_each,
     run_palette,
 )
 from tests.ui.helpers import make_app, screen_text, wait_until
@@ -42,8 +43,7 @@ async def test_a_comparison_is_stored_and_reopens_as_one(
     fakes: dict[Api, FakeProvider], tmp_path: Path
 ) -> None:
     db = tmp_path / "history.sqlite3"
-    for api, name in NAMES.items():
-        fakes[api].push(fake.stream(api, answer(f"{name} says one.")))
+    push_each(fakes, "says one.")
     app = make_app(config_for(fakes), tmp_path, history_file=db, compare=["cc", "am", "rs"])
     async with app.run_test(size=WIDE) as pilot:
         await ask(pilot, "first")
@@ -60,8 +60,7 @@ async def test_a_comparison_is_stored_and_reopens_as_one(
     assert stored.conversation(1).messages[-1].text == "am says one."
 
     # --continue reopens it as a comparison; each pane carries on its own conversation.
-    for api, name in NAMES.items():
-        fakes[api].push(fake.stream(api, answer(f"{name} says two.")))
+    push_each(fakes, "says two.")
     app = make_app(config_for(fakes), tmp_path, history_file=db, continue_last=True)
     async with app.run_test(size=WIDE) as pilot:
         await wait_until(pilot, lambda: isinstance(app.screen, CompareScreen), what="reopened")
@@ -89,8 +88,7 @@ async def test_ctrl_g_continues_the_selected_pane_alone_in_a_chat(
     fakes: dict[Api, FakeProvider], tmp_path: Path
 ) -> None:
     db = tmp_path / "history.sqlite3"
-    for api, name in NAMES.items():
-        fakes[api].push(fake.stream(api, answer(f"{name} says one.")))
+    push_each(fakes, "says one.")
     fakes[Api.MESSAGES].push(fake.stream(Api.MESSAGES, answer("am goes on.")))
     app = make_app(config_for(fakes), tmp_path, history_file=db, compare=["cc", "am", "rs"])
     async with app.run_test(size=WIDE) as pilot:
@@ -200,8 +198,7 @@ async def test_a_comparison_exports_from_its_palette(
     fakes: dict[Api, FakeProvider], tmp_path: Path
 ) -> None:
     db = tmp_path / "history.sqlite3"
-    for api, name in NAMES.items():
-        fakes[api].push(fake.stream(api, answer(f"{name} exported.")))
+    push_each(fakes, "exported.")
     app = make_app(config_for(fakes), tmp_path, history_file=db, compare=["cc", "am", "rs"])
     async with app.run_test(size=WIDE) as pilot:
         await ask(pilot, "first")

@@ -31,6 +31,8 @@ from tests.ui.compare_helpers import (
     compare_screen,
     config_for,
     load_last,
+    push_each,
+    reached,
     run_palette,
 )
 from tests.ui.helpers import make_app, screen_text, wait_until
@@ -124,9 +126,7 @@ async def test_no_ranking_when_the_last_prompt_is_not_answered_in_every_pane(
         await ask(pilot, "first")
         screen = compare_screen(app)
         am = screen.panes[1]
-        await wait_until(
-            pilot, lambda: am.current is not None and "word2" in am.current.answer.source
-        )
+        await reached(pilot, am, "word2")
         await pilot.press("escape")
         await all_drawn(pilot)
         live = screen.ranking.text
@@ -214,8 +214,7 @@ async def test_a_removed_pane_stays_removed_when_reopened(
     fakes: dict[Api, FakeProvider], tmp_path: Path
 ) -> None:
     db = tmp_path / "history.sqlite3"
-    for api, name in NAMES.items():
-        fakes[api].push(fake.stream(api, answer(f"{name} says one.")))
+    push_each(fakes, "says one.")
     app = make_app(priced_config(fakes), tmp_path, history_file=db, compare=["cc", "am", "rs"])
     async with app.run_test(size=WIDE) as pilot:
         await ask(pilot, "first")
@@ -296,9 +295,7 @@ async def test_a_pane_is_added_only_from_a_pane_that_is_done(
         await ask(pilot, "first")
         screen = compare_screen(app)
         cc = screen.panes[0]
-        await wait_until(
-            pilot, lambda: cc.current is not None and "word1" in cc.current.answer.source
-        )
+        await reached(pilot, cc, "word1")
         assert await screen.add_pane(config.providers["rs"], "rs-model") is None
         assert len(screen.panes) == 2
         await pilot.press("escape")
