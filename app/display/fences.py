@@ -1,11 +1,13 @@
 """Know what the streamed Markdown ends in — an open code fence, a top-level list — and how long
 it is, to decide how often to append it.
 
-Textual redoes the whole last block on every append: a fence is re-highlighted in full, and a
-list is removed and mounted again with all its items. Appending such a block at the render
-clock's full rate therefore costs time proportional to its length on every tick. `FencePacer`
-spaces those appends out in proportion to the block's length, which keeps the cost per token
-roughly constant however long the block gets. Plain text always flushes on the next tick, and
+The segment an answer streams into is rendered again on every append, a code block highlighted
+in full. Appending to a long block at the render clock's full rate would therefore cost time
+proportional to its length on every tick. A fence that starts at the margin is cut into
+segments of FENCE_CUT_LINES lines (app/display/segments.py), so only its last part counts; one
+that cannot be cut (inside a list or a quote) is paced: `FencePacer` spaces appends out in
+proportion to the block's length, which keeps the cost per token roughly constant however long
+the block gets. Plain text always flushes on the next tick, and
 the caller always flushes everything when the stream ends (finish, stop or error).
 """
 
@@ -23,6 +25,7 @@ FENCE_SECONDS_PER_LINE = 0.0025  # about ten times the measured highlight cost o
 LIST_SECONDS_PER_LINE = 0.02  # a list line is a few widgets to mount again
 SHORT_FENCE_LINES = 20  # below this a fence is cheap enough to flush every tick
 SHORT_LIST_LINES = 3
+FENCE_CUT_LINES = 24  # a fence at the margin is cut into segments of about this many lines
 
 
 @dataclass(slots=True)
@@ -34,6 +37,7 @@ class FenceTracker:
     _marker: str = ""  # the opening run of ` or ~ while a fence is open
     open_lines: int | None = None
     list_lines: int | None = None
+    opener: str = ""  # the open fence's first line, when it starts at the margin (else "")
 
     def feed(self, text: str) -> None:
         if "\n" not in text:
@@ -44,22 +48,31 @@ class FenceTracker:
         for line in lines:
             self._line(line)
 
+    def closes(self, line: str) -> bool:
+        """Whether `line` would close the open fence (indented four spaces or more, it is
+        code inside it)."""
+        match = _FENCE.match(line)
+        return bool(
+            self._marker
+            and not line.startswith(("    ", "\t"))
+            and match
+            and match.group(1)[0] == self._marker[0]
+            and len(match.group(1)) >= len(self._marker)
+            and not match.group(2).strip()
+        )
+
     def _line(self, line: str) -> None:
         match = _FENCE.match(line)
         if self._marker:
-            if (
-                match
-                and match.group(1)[0] == self._marker[0]
-                and len(match.group(1)) >= len(self._marker)
-                and not match.group(2).strip()
-            ):
-                self._marker, self.open_lines = "", None
+            if self.closes(line):
+                self._marker, self.open_lines, self.opener = "", None, ""
             else:
                 self.open_lines = (self.open_lines or 0) + 1
             self._list_line(line, in_fence=True)
             return
         if match and not (match.group(1)[0] == "`" and "`" in match.group(2)):
             self._marker, self.open_lines = match.group(1), 0
+            self.opener = line if line.startswith(self._marker) else ""
         self._list_line(line, in_fence=False)
 
     def _list_line(self, line: str, *, in_fence: bool) -> None:
@@ -77,6 +90,8 @@ def flush_interval(tracker: FenceTracker) -> float:
     """How long appends of the current tail may be held back."""
     interval = 0.0
     fence = tracker.open_lines
+    if fence is not None and tracker.opener:  # cut into segments: only the last part re-renders
+        fence = min(fence, FENCE_CUT_LINES)
     if fence is not None and fence >= SHORT_FENCE_LINES:
         interval = fence * FENCE_SECONDS_PER_LINE
     items = tracker.list_lines
@@ -103,4 +118,4 @@ def new_pacer() -> FencePacer:
     return FencePacer(FenceTracker())
 
 
-__all__ = ["FencePacer", "FenceTracker", "flush_interval", "new_pacer"]
+__all__ = ["FENCE_CUT_LINES", "FencePacer", "FenceTracker", "flush_interval", "new_pacer"]

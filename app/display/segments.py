@@ -7,16 +7,23 @@ across: the start of a top-level line that follows a blank line (or is an ATX he
 any code fence, that is neither indented (a list or code continuation) nor a list item (which
 would split one list into two). Each sealed widget keeps its cached layout; only the last one
 changes.
+
+A long code block is cut too, at a line start once a segment has FENCE_SEGMENT_LINES lines: the
+next segment is rendered with the block's opening line put back in front, and the two halves
+are drawn without the padding between them, so a 500-line file streams at the cost of its last
+few dozen lines. (The highlighter starts afresh at each cut, so a string or comment that spans
+one may be coloured as code after it.)
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from app.display.fences import FenceTracker
+from app.display.fences import FENCE_CUT_LINES, FenceTracker
 
 MIN_SEGMENT_LINES = 16  # lines in a segment before it may be sealed
+FENCE_SEGMENT_LINES = FENCE_CUT_LINES  # lines in a segment before a code block in it may be cut
 _HEADING = re.compile(r"#{1,6}(\s|$)")
 _LIST_ITEM = re.compile(r"([-*+]|\d{1,9}[.)])(\s|$)")
 _CLASSIFY_CHARS = 12  # enough of a line to tell a list marker or heading from text
@@ -40,6 +47,9 @@ class SegmentCutter:
     _previous_blank: bool = True
     _lines: int = 0  # lines in the current segment
     _held: str = ""  # the start of a line too short yet to decide on
+    # For each piece the last `feed` returned: the opening line of the code block it continues
+    # ("" for a piece that does not start inside one).
+    openers: list[str] = field(default_factory=list)
 
     @classmethod
     def new(cls) -> SegmentCutter:
@@ -60,6 +70,7 @@ class SegmentCutter:
         the line can be classified (at most a dozen characters, for one tick)."""
         text, self._held = self._held + text, ""
         pieces: list[str] = []
+        self.openers = [""]
         start = 0
         position = 0
         while position < len(text):
@@ -70,10 +81,18 @@ class SegmentCutter:
                     self._held = probe
                     text = text[:position]
                     break
+                opener: str | None = self._fences.opener
                 if self._fences.open_lines is None and can_start_segment(
                     probe, self._previous_blank
                 ):
+                    opener = ""
+                elif not (
+                    opener and self._lines >= FENCE_SEGMENT_LINES and not self._fences.closes(probe)
+                ):
+                    opener = None
+                if opener is not None:
                     pieces.append(text[start:position])
+                    self.openers.append(opener)
                     start = position
                     self._lines = 0
             if end < 0:
@@ -90,4 +109,4 @@ class SegmentCutter:
         return pieces
 
 
-__all__ = ["MIN_SEGMENT_LINES", "SegmentCutter", "can_start_segment"]
+__all__ = ["FENCE_SEGMENT_LINES", "MIN_SEGMENT_LINES", "SegmentCutter", "can_start_segment"]

@@ -43,15 +43,23 @@ def test_fence_tracker_follows_open_and_close_across_pieces() -> None:
 
 
 def test_pacer_flushes_a_long_open_fence_less_often() -> None:
+    """Only a fence that cannot be cut into segments (here: in a quote) is paced."""
     pacer = FencePacer(FenceTracker())
-    pacer.tracker.feed("```\n" + "line\n" * 10)
+    pacer.tracker.feed("> ```\n" + "> line\n" * 10)
     assert pacer.due(0.0)  # a short fence flushes every tick
     pacer.flushed(0.0)
-    pacer.tracker.feed("line\n" * 390)  # 400 lines: interval 1 s (capped)
+    pacer.tracker.feed("> line\n" * 390)  # 400 lines: interval 1 s (capped)
     assert not pacer.due(0.5)
     assert pacer.due(1.0)
-    pacer.tracker.feed("```\n")
+    pacer.tracker.feed("> ```\n")
     assert pacer.due(0.51)  # closed: back to every tick
+
+
+def test_a_fence_at_the_margin_is_cut_not_paced() -> None:
+    pacer = FencePacer(FenceTracker())
+    pacer.tracker.feed("```python\n" + "line\n" * 400)
+    pacer.flushed(0.0)
+    assert pacer.due(0.1)  # only its last FENCE_CUT_LINES lines are rendered again
 
 
 def test_tokens_per_second_uses_the_generation_phase() -> None:
@@ -153,6 +161,31 @@ def test_segments_cut_only_where_markdown_cannot_continue(
             "```\ncode\n\nmore code\n```\n\n",
             "after code\n## Next\nlast line\n",
         ], size
+
+
+def test_a_long_code_block_is_cut_and_each_cut_names_the_block_it_continues() -> None:
+    code = "".join(f"line {i}\n" for i in range(60))
+    text = "intro\n\n```python\n" + code + "    ```\n```\n\nafter\n"
+    for size in (1, 5, len(text)):
+        cutter = SegmentCutter.new()
+        pieces: list[str] = []
+        openers: list[str] = []
+        for i in range(0, len(text), size):
+            fed = cutter.feed(text[i : i + size])
+            if pieces:
+                pieces[-1] += fed[0]
+            else:
+                pieces.append(fed[0])
+            pieces += fed[1:]
+            openers += cutter.openers[1:]
+        pieces[-1] += cutter.flush()
+        pieces = [p for p in pieces if p]
+        assert "".join(pieces) == text
+        cuts = [o for o in openers if o]
+        assert cuts == ["```python"] * len(cuts)
+        assert len(cuts) >= 2, size  # 60 lines, cut every FENCE_SEGMENT_LINES
+        assert all(not p.startswith("```\n") for p in pieces)  # never just the closing line
+        assert pieces[-1].endswith("after\n")
 
 
 def test_a_segment_never_starts_inside_a_list_or_fence() -> None:

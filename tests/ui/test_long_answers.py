@@ -18,6 +18,14 @@ from tests.fakes import provider as fake
 from tests.fakes.provider import FakeProvider
 from tests.ui.helpers import fake_config, make_app, screen_text, send, wait_drawn, wait_until
 
+# A code block long enough to be cut into several segments (FENCE_SEGMENT_LINES), ending
+# with a line that would close it if it were not indented.
+LONG_FENCE = (
+    "```python\n"
+    + "".join(f"value_{i} = compute({i})  # line {i}\n" for i in range(70))
+    + "    ```\nprint('done')\n```\n\n"
+)
+
 
 def long_markdown(sections: int) -> str:
     parts = []
@@ -120,7 +128,7 @@ async def test_segment_seams_are_invisible(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setattr(segments_module, "MIN_SEGMENT_LINES", 2)
     text = long_markdown(2) + (
         "### Small heading\n\ntext\n\n> a quote\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n"
-        "after the table\n\n---\n\n1. one\n2. two\n\n# Big heading\n\nThe end.\n"
+        "after the table\n\n---\n\n1. one\n2. two\n\n# Big heading\n\n" + LONG_FENCE + "The end.\n"
     )
     segmented = Segmented(text)
     assert await rendered(segmented) == await rendered(OneWidget(text))
@@ -142,7 +150,7 @@ class Arrives(App[None]):
 
 
 async def test_segments_arriving_far_above_the_view_start_asleep_at_their_true_height() -> None:
-    text = long_markdown(30)
+    text = long_markdown(15) + LONG_FENCE + long_markdown(15)
     start, rest = text[:40], text[40:]
     app = Arrives(start, rest)
     async with app.run_test(size=(80, 24)) as pilot:
@@ -153,6 +161,7 @@ async def test_segments_arriving_far_above_the_view_start_asleep_at_their_true_h
         await pilot.pause(0.3)
         assert answer.born_asleep > 10  # most of the answer was never rendered
         assert answer.source == text
+        assert sum(answer.ends_in_fence) >= 2  # the long code block was cut
         estimated = [
             (index, segment.outer_size.height)
             for index, segment in enumerate(answer.segments)

@@ -18,7 +18,12 @@ from textual.widgets import Static
 from app.display.markdown_height import estimate_rows
 from app.display.markdown_render import MarkdownLook
 from app.display.segments import SegmentCutter
-from app.ui.widgets.markdown_view import SEGMENT_PADDING, StreamedMarkdown, look_of
+from app.ui.widgets.markdown_view import (
+    SEGMENT_PADDING,
+    StreamedMarkdown,
+    look_of,
+    segment_rows,
+)
 
 
 class SegmentPlaceholder(Static):
@@ -47,6 +52,8 @@ class AnswerView(Vertical):
         self.born_asleep = 0  # segments never rendered since they arrived
         self._cutter = SegmentCutter.new()
         self.sources: list[str] = []
+        self.fences: list[str] = []  # per segment: the code block's opening line it continues
+        self.ends_in_fence: list[bool] = []  # per segment: cut inside a code block
         self.segments: list[StreamedMarkdown | SegmentPlaceholder] = []
         self.sealed = False  # the stream is over: the last segment may sleep too
         self._look: tuple[str, MarkdownLook] | None = None  # (theme name, its look)
@@ -61,6 +68,7 @@ class AnswerView(Vertical):
     async def append(self, text: str, *, final: bool = False) -> None:
         """Append streamed text; `final` also releases what the cutter held back."""
         pieces = self._cutter.feed(text)
+        openers = self._cutter.openers
         if final:
             pieces[-1] += self._cutter.flush()
         asleep = self._born_asleep(pieces)
@@ -68,15 +76,24 @@ class AnswerView(Vertical):
             if index or not self.segments:
                 if not piece and index:
                     continue
+                fence = openers[index] if index else ""
+                if fence:  # a code block cut in two: the segment before it loses its padding
+                    self._carry_on(len(self.segments) - 1)
+                self.fences.append(fence)
+                self.ends_in_fence.append(False)
                 if index < asleep:
-                    height = self._estimated_height(piece, continued=bool(self.segments))
-                    placeholder = SegmentPlaceholder(height, self.content_size.width)
+                    self.sources.append(piece)
+                    self.ends_in_fence[-1] = bool(openers[index + 1]) and bool(pieces[index + 1])
+                    placeholder = SegmentPlaceholder(
+                        self._estimated_height(len(self.segments)), self.content_size.width
+                    )
                     self.born_asleep += 1
                     self.segments.append(placeholder)
-                    self.sources.append(piece)
                     await self.mount(placeholder)
                     continue
-                segment = StreamedMarkdown(continued=bool(self.segments), look=self.markdown_look)
+                segment = StreamedMarkdown(
+                    continued=bool(self.segments), fence=fence, look=self.markdown_look
+                )
                 self.segments.append(segment)
                 self.sources.append("")
                 await self.mount(segment)
@@ -88,6 +105,17 @@ class AnswerView(Vertical):
         # Sealed only now: a virtualize pass running while the appends above were awaited must
         # not put the last segment to sleep under an append still in flight.
         self.sealed = self.sealed or final
+
+    def _carry_on(self, index: int) -> None:
+        """Segment `index` was cut inside a code block that the next one carries on."""
+        if index < 0 or self.ends_in_fence[index]:
+            return
+        self.ends_in_fence[index] = True
+        widget = self.segments[index]
+        if isinstance(widget, StreamedMarkdown):
+            widget.ends_in_fence = True
+        else:
+            widget.styles.height = self._estimated_height(index)
 
     def _born_asleep(self, pieces: list[str]) -> int:
         """How many of `pieces` (counting from the first) may start asleep: new segments that
@@ -106,9 +134,15 @@ class AnswerView(Vertical):
                 return index
         return 0
 
-    def _estimated_height(self, source: str, *, continued: bool) -> int:
-        rows = estimate_rows(source, max(1, self.content_size.width - 2 * SEGMENT_PADDING))
-        return rows + 1 if continued and rows else rows
+    def _estimated_height(self, index: int) -> int:
+        """Segment `index`'s height as rendered at the current width, without rendering it."""
+        return segment_rows(
+            self.sources[index],
+            max(1, self.content_size.width - 2 * SEGMENT_PADDING),
+            continued=index > 0,
+            fence=self.fences[index],
+            ends_in_fence=self.ends_in_fence[index],
+        )
 
     @property
     def source(self) -> str:
@@ -135,9 +169,7 @@ class AnswerView(Vertical):
         width = self.content_size.width
         for index, widget in enumerate(self.segments):
             if isinstance(widget, SegmentPlaceholder) and widget.measured_width != width:
-                widget.styles.height = self._estimated_height(
-                    self.sources[index], continued=index > 0
-                )
+                widget.styles.height = self._estimated_height(index)
                 widget.measured_width = width
 
     async def _sleep(self, index: int, widget: StreamedMarkdown) -> None:
@@ -146,8 +178,12 @@ class AnswerView(Vertical):
 
     async def _wake(self, index: int, widget: SegmentPlaceholder) -> None:
         markdown = StreamedMarkdown(
-            self.sources[index], continued=index > 0, look=self.markdown_look
+            self.sources[index],
+            continued=index > 0,
+            fence=self.fences[index],
+            look=self.markdown_look,
         )
+        markdown.ends_in_fence = self.ends_in_fence[index]
         await self._swap(index, widget, markdown)
 
     async def _swap(

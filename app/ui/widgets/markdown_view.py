@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from functools import lru_cache
 
+from rich.segment import Segment
 from rich.style import Style
 from textual.app import App
 from textual.color import Color, ColorParseError
@@ -19,6 +20,7 @@ from textual.geometry import Size
 from textual.strip import Strip
 from textual.widget import Widget
 
+from app.display.markdown_height import estimate_rows
 from app.display.markdown_render import MarkdownLook, MarkdownPainter
 
 
@@ -57,6 +59,53 @@ def painter_for(look: MarkdownLook) -> MarkdownPainter:
 SEGMENT_PADDING = 1  # columns left and right of the text
 
 
+def segment_lines(
+    painter: MarkdownPainter,
+    source: str,
+    width: int,
+    *,
+    continued: bool,
+    fence: str,
+    ends_in_fence: bool,
+) -> list[list[Segment]]:
+    """A segment's lines: a blank line first when it continues the answer (the gap between
+    two blocks), the code block it continues without its top padding line, and its own last
+    code block without the bottom one when the next segment carries it on."""
+    lines = painter.lines(f"{fence}\n{source}" if fence else source, width)
+    if fence and lines:
+        del lines[0]
+    if ends_in_fence and lines:
+        del lines[-1]
+    if continued and not fence and lines:
+        lines.insert(0, [])
+    return lines
+
+
+def segment_rows(
+    source: str, width: int, *, continued: bool, fence: str, ends_in_fence: bool
+) -> int:
+    """`len(segment_lines(...))` estimated without rendering (app/display/markdown_height.py)."""
+    rows = estimate_rows(f"{fence}\n{source}" if fence else source, width)
+    if fence and rows:
+        rows -= 1
+    if ends_in_fence and rows:
+        rows -= 1
+    if continued and not fence and rows:
+        rows += 1
+    return rows
+
+
+def render_segment(widget: StreamedMarkdown, width: int) -> list[list[Segment]]:
+    return segment_lines(
+        painter_for(widget.look()),
+        widget.source,
+        width,
+        continued=widget.continued,
+        fence=widget.fence,
+        ends_in_fence=widget.ends_in_fence,
+    )
+
+
 class StreamedMarkdown(Widget):
     DEFAULT_CSS = f"""
     StreamedMarkdown {{
@@ -70,6 +119,7 @@ class StreamedMarkdown(Widget):
         source: str = "",
         *,
         continued: bool = False,
+        fence: str = "",
         look: Callable[[], MarkdownLook] | None = None,
         classes: str | None = None,
     ) -> None:
@@ -77,10 +127,14 @@ class StreamedMarkdown(Widget):
         separates it from the block above (a line of its own rather than a margin, so that the
         widget's height is all the space it takes, asleep or awake). `look`: where to get the
         theme's look from (an answer shares one among its segments; working it out from the
-        theme costs more than rendering a short segment)."""
+        theme costs more than rendering a short segment). `fence`: the opening line of the code
+        block this segment continues (app/display/segments.py), put back in front of the source
+        to render it."""
         super().__init__(classes=classes)
         self.source = source
         self.continued = continued
+        self.fence = fence
+        self._ends_in_fence = False
         self._look_source = look
         self._look: MarkdownLook | None = None
         self._lines: list[Strip] = []
@@ -95,6 +149,18 @@ class StreamedMarkdown(Widget):
             self._lines_width = -1
             self.refresh(layout=True)
 
+    @property
+    def ends_in_fence(self) -> bool:
+        """The segment was cut inside a code block: the next one carries on without a gap."""
+        return self._ends_in_fence
+
+    @ends_in_fence.setter
+    def ends_in_fence(self, value: bool) -> None:
+        if value != self._ends_in_fence:
+            self._ends_in_fence = value
+            self._lines_width = -1
+            self.refresh(layout=True)
+
     def look(self) -> MarkdownLook:
         if self._look_source is not None:
             return self._look_source()
@@ -104,10 +170,7 @@ class StreamedMarkdown(Widget):
 
     def lines_at(self, width: int) -> list[Strip]:
         if width != self._lines_width:
-            rendered = painter_for(self.look()).lines(self.source, width)
-            self._lines = [Strip(line) for line in rendered]
-            if self.continued and self._lines:
-                self._lines.insert(0, Strip.blank(0))
+            self._lines = [Strip(line) for line in render_segment(self, width)]
             self._painted.clear()
             self._lines_width = width
         return self._lines
@@ -140,4 +203,12 @@ class StreamedMarkdown(Widget):
         super().notify_style_update()
 
 
-__all__ = ["SEGMENT_PADDING", "StreamedMarkdown", "look_of", "painter_for", "theme_colors"]
+__all__ = [
+    "SEGMENT_PADDING",
+    "StreamedMarkdown",
+    "look_of",
+    "painter_for",
+    "segment_lines",
+    "segment_rows",
+    "theme_colors",
+]
