@@ -2,6 +2,7 @@
 
     python bench/bench_render.py                 # 20,000 tokens: full speed and 200 tok/s
     python bench/bench_render.py --tokens 5000 --rates 0,200
+    python bench/bench_render.py --code-lines 500 --rates 200 --short 0   # one long code block
     python bench/bench_render.py --tokens 5000 --rates 200 --short 0 --no-floor \
         --wrap "py-spy record -r 200 -f raw -o prof.txt --"     # profile the app
 
@@ -78,6 +79,16 @@ def answer_tokens(count: int) -> tuple[str, ...]:
         tokens.append("\n```")
     tokens.extend(_TOKEN.findall(f"\n\nThat is all.\n\n{END_MARK}\n"))
     return tuple(tokens)
+
+
+def code_file_tokens(lines: int) -> tuple[str, ...]:
+    """An answer that is one long Python code block of `lines` lines (`--code-lines`)."""
+    code = "".join(
+        f"    total_{i} = compute(value_{i}, factor={i}) + offset  # step {i}\n"
+        for i in range(lines)
+    )
+    text = f"Here is the file:\n\n```python\ndef big():\n{code}```\n\nThat is all.\n\n{END_MARK}\n"
+    return tuple(_TOKEN.findall(text))
 
 
 def reply_for(tokens: tuple[str, ...], rate: float) -> Reply:
@@ -335,6 +346,9 @@ def main() -> None:
         "--wrap", default="", help='command prefix for the app, e.g. "py-spy record -o p.svg --"'
     )
     parser.add_argument("--no-floor", action="store_true", help="measure the app only")
+    parser.add_argument(
+        "--code-lines", type=int, default=0, help="answer with one code block this long instead"
+    )
     parser.add_argument("--floor", nargs=2, metavar=("URL", "OUT"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.floor:
@@ -347,7 +361,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         for rate in (float(r) for r in args.rates.split(",")):
-            tokens = answer_tokens(args.tokens)
+            tokens = (
+                code_file_tokens(args.code_lines) if args.code_lines else answer_tokens(args.tokens)
+            )
             speed = "full speed" if not rate else f"{rate:g} tok/s"
             name = f"{len(tokens)} tok, {speed}"
             results.append(run_app(tokens, rate, f"app   {name}", work, wrap))
