@@ -70,7 +70,7 @@ async def test_a_long_answer_sleeps_far_segments_and_wakes_them_on_scroll(
         await wait_until(pilot, lambda: isinstance(answer.segments[-1], SegmentPlaceholder))
 
 
-async def test_resizing_rebuilds_sleeping_segments_at_the_new_width(
+async def test_resizing_remeasures_sleeping_segments_at_the_new_width(
     fake_provider: FakeProvider, tmp_path: Path
 ) -> None:
     text = long_markdown(12)

@@ -27,7 +27,7 @@ from app.ui.widgets.markdown_view import (
 
 
 class SegmentPlaceholder(Static):
-    """Blank space standing in for a Markdown widget out of view."""
+    """Blank space standing in for a segment out of view, as tall as the segment."""
 
     BLANK = True
 
