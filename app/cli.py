@@ -21,7 +21,14 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from app import __version__
-from app.config import API_NAMES, Config, ConfigError, ProviderConfig, load_config
+from app.config import (
+    API_NAMES,
+    Config,
+    ConfigError,
+    ProviderConfig,
+    base_url_problem,
+    load_config,
+)
 from app.wire.engine import Api
 
 EXIT_USAGE = 2
@@ -315,8 +322,9 @@ def ask_provider(args: argparse.Namespace, config: Config) -> ProviderConfig:
                 f"--api, --base-url and --model go together; missing {', '.join(missing)}"
             )
         base_url = str(args.base_url).strip().rstrip("/")
-        if not base_url.startswith(("http://", "https://")):
-            raise UsageError(f"--base-url must be an http:// or https:// URL, not {base_url!r}")
+        problem = base_url_problem(base_url)
+        if problem is not None:
+            raise UsageError(f"--base-url: {problem}")
         provider = ProviderConfig(
             name=CUSTOM_PROVIDER, api=Api(args.api), base_url=base_url, model=str(model)
         )

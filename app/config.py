@@ -123,7 +123,43 @@ def load_config(explicit: Path | None = None, environ: Mapping[str, str] | None 
         document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(_syntax_message(path, str(exc))) from None
+    except RecursionError:  # tomllib recurses once per level of nested arrays or tables
+        raise ConfigError(f"{path}: invalid TOML: arrays or tables nested too deeply") from None
     return _Validator(path, text).config(document)
+
+
+def base_url_problem(url: str) -> str | None:
+    """Why `url` cannot be a base URL, or None: checked when the config (or `--base-url`) is
+    read, so a bad host or port is a message naming the key, not a crash at the first request.
+    The URL itself is never quoted back: some people put a key in it."""
+    if any(char.isspace() or not char.isprintable() for char in url):
+        return "must not contain spaces or control characters"
+    try:
+        parts = urlsplit(url)
+    except ValueError as exc:
+        if "IPv6" in str(exc):
+            return "is not a valid URL: an IPv6 host needs both brackets, as in [::1]"
+        return "is not a valid URL"
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        return "must be an http:// or https:// URL"
+    try:
+        host, port = parts.hostname, parts.port
+    except ValueError as exc:
+        if "IPv4 or IPv6" in str(exc):
+            return "is not a valid URL: the host in [brackets] is not an IPv6 address"
+        port, host = -1, "?"
+    if port is not None and not 1 <= port <= 65535:
+        written = parts.netloc.rpartition("@")[2].rpartition(":")[2][:20]
+        return f"the port must be a number from 1 to 65535, not {written!r}"
+    if not host:
+        return "has no host name"
+    import httpx  # here, not at import: most commands never build a URL
+
+    try:
+        httpx.URL(url)
+    except httpx.InvalidURL:
+        return "is not a valid URL"
+    return None
 
 
 def _syntax_message(path: Path, detail: str) -> str:
@@ -303,10 +339,11 @@ class _Validator:
         if value is None:
             return None
         url = value.strip().rstrip("/")
-        parts = urlsplit(url)
-        if parts.scheme not in ("http", "https") or not parts.netloc:
-            self.error((*keys, "base_url"), "must be an http:// or https:// URL")
+        problem = base_url_problem(url)
+        if problem is not None:
+            self.error((*keys, "base_url"), problem)
             return None
+        parts = urlsplit(url)
         for endpoint in ENDPOINTS.values():
             if parts.path.endswith(endpoint):
                 self.error(
