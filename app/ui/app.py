@@ -32,10 +32,13 @@ from app.ui.lag_probe import LagProbe
 from app.ui.palette import palette_choices
 from app.ui.render_clock import RenderClock
 from app.ui.screens.chat import ChatScreen
+from app.ui.screens.compare import CompareScreen
 from app.ui.session_store import History, PaneHistory
 from app.ui.themes import DEFAULT_THEME, load_themes
 from app.ui.widgets.assistant_turn import AssistantTurn
 from app.ui.widgets.chat_pane import ChatPane, Connect
+
+AGAIN_WINDOW = 2.0  # seconds: a second Ctrl+C within this quits even while a stream runs
 
 
 class TriptychApp(App[int]):
@@ -44,7 +47,9 @@ class TriptychApp(App[int]):
     COMMANDS: ClassVar[set[Any]] = App.COMMANDS | {TriptychCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+q", "quit", "quit", priority=True),
-        Binding("ctrl+c", "quit", "quit", show=False, priority=True),
+        # Not a priority binding: a selection in the focused prompt or on the screen is copied
+        # first (Textual's own ctrl+c bindings skip when nothing is selected).
+        Binding("ctrl+c", "interrupt", "stop, twice: quit", show=False),
     ]
 
     def __init__(
@@ -72,6 +77,7 @@ class TriptychApp(App[int]):
         self.state_file = state_file if state_file is not None else state_path()
         self.state = load_state(self.state_file)
         self.render_clock = RenderClock(self, clock=clock)
+        self._interrupted_at: float | None = None  # the last Ctrl+C that stopped a stream
         self._maker = ClientMaker(config)
         self.connect = connect if connect is not None else self._maker.connect
         self.compare = compare
@@ -178,6 +184,29 @@ class TriptychApp(App[int]):
         for view in views:
             view.keep_reasoning_open = self.reasoning_open
             view.set_reasoning_open(self.reasoning_open)
+
+    def running_panes(self) -> list[ChatPane]:
+        """Every pane whose answer is still arriving: the chat's and any comparison's."""
+        panes = [self.pane]
+        for screen in self.screen_stack:
+            if isinstance(screen, CompareScreen):
+                panes.extend(screen.panes)
+        return [pane for pane in panes if pane.turn is not None and not pane.turn.done]
+
+    async def action_interrupt(self) -> None:
+        """Ctrl+C: stop what streams (a reflex must not lose the conversation's end), or quit
+        when nothing does or when it follows a stopping Ctrl+C within AGAIN_WINDOW seconds."""
+        now = self.render_clock.now()
+        last, self._interrupted_at = self._interrupted_at, None
+        running = self.running_panes()
+        if running and (last is None or now - last > AGAIN_WINDOW):
+            for pane in running:
+                pane.stop()
+            self.screen.refresh_bindings()
+            self._interrupted_at = now
+            self.notify("Stopped — press Ctrl+C again to quit.", timeout=AGAIN_WINDOW + 1)
+            return
+        await self.action_quit()
 
     async def action_quit(self) -> None:
         """Stop streams (closing their connections) before leaving."""

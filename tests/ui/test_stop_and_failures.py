@@ -131,9 +131,9 @@ async def test_keepalives_show_the_model_is_still_working(
         assert "still working" not in app.pane.status_bar.plain
 
 
-@pytest.mark.parametrize("key", ["ctrl+q", "ctrl+c"])
+@pytest.mark.parametrize("keys", [("ctrl+q",), ("ctrl+c", "ctrl+c")])  # one Ctrl+C only stops
 async def test_quit_stops_the_stream_first(
-    fake_provider: FakeProvider, tmp_path: Path, key: str
+    fake_provider: FakeProvider, tmp_path: Path, keys: tuple[str, ...]
 ) -> None:
     fake_provider.push(fake.paced_forever(Api.CHAT, PLAIN, delay=0.02))
     app = make_app(fake_config(fake_provider), tmp_path)
@@ -142,7 +142,7 @@ async def test_quit_stops_the_stream_first(
         await wait_until(
             pilot, lambda: app.pane.current and "word2" in app.pane.current.answer.source
         )
-        await pilot.press(key)
+        await pilot.press(*keys)
         await pilot.pause(0.2)
     assert app.return_value == 0
     assert app.pane.turn is not None
