@@ -8,6 +8,8 @@ No message, warning or repr ever contains an API key.
 
 from __future__ import annotations
 
+import math
+import os
 import re
 import stat
 import tomllib
@@ -26,6 +28,7 @@ EXIT_CONFIG_ERROR = 2
 DEFAULT_MAX_TOKENS = 4096
 DEFAULT_IDLE_TIMEOUT = 150.0
 DEFAULT_CONNECT_TIMEOUT = 10.0
+MAX_CONFIG_BYTES = 1024 * 1024  # far above any real config; bounds what a wrong path costs
 API_NAMES = tuple(api.value for api in Api)
 ENDPOINTS = {Api.CHAT: "/chat/completions", Api.MESSAGES: "/messages", Api.RESPONSES: "/responses"}
 
@@ -106,7 +109,7 @@ def load_config(explicit: Path | None = None, environ: Mapping[str, str] | None 
     location = locate_config(explicit, environ)
     path = location.path
     try:
-        raw = path.read_bytes()
+        raw = _read_bounded(path)
     except FileNotFoundError:
         if location.explicit:
             raise ConfigError(
@@ -116,7 +119,7 @@ def load_config(explicit: Path | None = None, environ: Mapping[str, str] | None 
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read config file: {exc.strerror or exc}") from None
     try:
-        text = raw.decode("utf-8")
+        text = raw.decode("utf-8").removeprefix("\ufeff")  # editors on Windows add a BOM
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start})") from None
     try:
@@ -126,6 +129,45 @@ def load_config(explicit: Path | None = None, environ: Mapping[str, str] | None 
     except RecursionError:  # tomllib recurses once per level of nested arrays or tables
         raise ConfigError(f"{path}: invalid TOML: arrays or tables nested too deeply") from None
     return _Validator(path, text).config(document)
+
+
+def _read_bounded(path: Path) -> bytes:
+    """The file's bytes, if it is a regular file of at most MAX_CONFIG_BYTES. Opened without
+    blocking and checked by its descriptor, so a FIFO, /dev/zero or a file swapped in between
+    is refused at once rather than hanging or filling memory."""
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    descriptor = os.open(path, flags)
+    try:
+        mode = os.fstat(descriptor).st_mode
+        if not stat.S_ISREG(mode):
+            raise ConfigError(
+                f"{path}: cannot read config file: not a regular file ({_file_kind(mode)})"
+            )
+        chunks: list[bytes] = []
+        size = 0
+        while size <= MAX_CONFIG_BYTES:
+            chunk = os.read(descriptor, MAX_CONFIG_BYTES + 1 - size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    finally:
+        os.close(descriptor)
+    if size > MAX_CONFIG_BYTES:
+        raise ConfigError(f"{path}: cannot read config file: larger than 1 MiB")
+    return b"".join(chunks)
+
+
+def _file_kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a directory"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    return "not a file"
 
 
 def base_url_problem(url: str) -> str | None:
@@ -192,6 +234,21 @@ _UI_KEYS = {f.name for f in fields(UiSettings)}
 _PROVIDER_KEYS = {f.name for f in fields(ProviderConfig)} - {"name", "source"}
 _SECRET_HEADERS = {"authorization", "x-api-key", "api-key", "proxy-authorization"}
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_TOKEN = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")  # RFC 9110 field-name
+
+
+def _header_problem(name: str, value: object) -> str | None:
+    """Why a header cannot be sent, or None; found when the file is read rather than when the
+    request is built. The value is never quoted back: it may be a credential."""
+    if not _TOKEN.match(name):
+        return "not a valid header name (letters, digits and !#$%&'*+-.^_`|~ only)"
+    if not isinstance(value, str):
+        return f"must be a string, not {_kind(value)}"
+    if not value.isascii():
+        return "the value must be ASCII text"
+    if any(char != "\t" and not char.isprintable() for char in value):
+        return "the value must not contain control characters (such as CR or LF)"
+    return None
 
 
 class _Validator:
@@ -240,6 +297,8 @@ class _Validator:
         value = table[keys[-1]]
         if not _is_number(value):
             self.error(keys, f"must be a number, not {_kind(value)}")
+        elif not math.isfinite(value):
+            self.error(keys, f"must be a finite number, not {value}")
         elif value < 0 or (positive and value == 0):
             self.error(keys, "must be greater than 0" if positive else "must not be negative")
         else:
@@ -367,10 +426,11 @@ class _Validator:
         api_key = self.text(body, (*keys, "api_key"))
         headers: dict[str, str] = {}
         for header, value in self.table(body, (*keys, "headers")).items():
-            if isinstance(value, str):
+            problem = _header_problem(header, value)
+            if problem is None:
                 headers[header] = value
             else:
-                self.error((*keys, "headers", header), f"must be a string, not {_kind(value)}")
+                self.error((*keys, "headers", header), problem)
         self.check_exposure(keys, api_key is not None, headers)
         return {"api_key_env": env_name, "api_key": api_key, "headers": headers}
 

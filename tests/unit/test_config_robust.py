@@ -3,6 +3,7 @@ never a traceback, a hang or a crash later when the first request is built."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -88,3 +89,109 @@ def test_ask_base_url_is_validated_before_any_request(
     assert err.startswith("triptych: --base-url: ")
     assert detail in err
     assert "Traceback" not in err
+
+
+# ── item 17: numbers, encodings, special files, headers ────────────────────────────────────────
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "+inf", "-inf", "-1", "0", "0.0"])
+@pytest.mark.parametrize("key", ["idle_timeout", "connect_timeout"])
+def test_a_timeout_must_be_a_finite_positive_number(tmp_path: Path, key: str, value: str) -> None:
+    path = write(tmp_path, f'system = "s"\n{key} = {value}\n')
+    message = error_of(path)
+    assert message.startswith(f"{path}:2: {key}: "), message
+    assert "must be" in message
+
+
+@pytest.mark.parametrize("value", ["nan", "inf"])
+def test_a_price_must_be_finite(tmp_path: Path, value: str) -> None:
+    path = write(tmp_path, PROVIDER.format(url="http://h/v1") + f"price_in = {value}\n")
+    message = error_of(path)
+    assert message.startswith(f"{path}:5: providers.p.price_in: "), message
+    assert "finite" in message
+
+
+def test_a_utf8_bom_is_accepted(tmp_path: Path) -> None:
+    path = tmp_path / "bom.toml"
+    path.write_bytes(b"\xef\xbb\xbf" + (PROVIDER.format(url="http://h/v1")).encode())
+    path.chmod(0o600)
+    config = load_config(path, environ={})
+    assert config.providers["p"].model == "m"
+    bad = tmp_path / "bom-bad.toml"
+    bad.write_bytes(b"\xef\xbb\xbf" + b"[providers.p]\napi = 3\n")
+    message = error_of(bad)
+    assert f"{bad}:1: providers.p.base_url: missing" in message  # the header line, after the BOM
+    assert f"{bad}:2: providers.p.api: must be a non-empty string" in message
+
+
+def test_a_fifo_is_refused_without_blocking(tmp_path: Path) -> None:
+    fifo = tmp_path / "fifo.toml"
+    os.mkfifo(fifo)  # nobody writes to it: reading it would block for ever
+    message = error_of(fifo)
+    assert message == f"{fifo}: cannot read config file: not a regular file (a FIFO)"
+
+
+def test_a_device_is_refused_without_reading_it() -> None:
+    message = error_of(Path("/dev/zero"))
+    assert message == "/dev/zero: cannot read config file: not a regular file (a device)"
+
+
+def test_a_huge_file_is_refused_after_a_bounded_read(tmp_path: Path) -> None:
+    path = tmp_path / "huge.toml"
+    with path.open("wb") as file:
+        file.truncate(64 * 1024 * 1024)  # sparse: 64 MiB that cost no disk
+    message = error_of(path)
+    assert message == f"{path}: cannot read config file: larger than 1 MiB"
+
+
+def test_a_symlink_to_a_regular_file_is_read(tmp_path: Path) -> None:
+    target = write(tmp_path, PROVIDER.format(url="http://h/v1"))
+    link = tmp_path / "link.toml"
+    link.symlink_to(target)
+    assert "p" in load_config(link, environ={}).providers
+
+
+@pytest.mark.parametrize(
+    ("header", "detail"),
+    [
+        ('"X-A" = "a\\r\\nInjected: 1"', "control characters"),
+        ('"X-A" = "a\\nb"', "control characters"),
+        ('"X-A" = "a\\u0000b"', "control characters"),
+        ('"X-A" = "caf\\u00e9"', "ASCII"),
+        ('"X A" = "v"', "not a valid header name"),
+        ('"X:A" = "v"', "not a valid header name"),
+        ('"" = "v"', "not a valid header name"),
+        ('"X\\nA" = "v"', "not a valid header name"),
+    ],
+)
+def test_a_header_that_cannot_be_sent_is_refused_when_read(
+    tmp_path: Path, header: str, detail: str
+) -> None:
+    path = write(tmp_path, PROVIDER.format(url="http://h/v1") + "[providers.p.headers]\n" + header)
+    message = error_of(path)
+    assert message.startswith(f"{path}:6: providers.p.headers."), message
+    assert detail in message
+
+
+def test_a_bad_header_value_is_never_echoed(tmp_path: Path) -> None:
+    secret = "sk-header-secret-123"
+    path = write(
+        tmp_path,
+        PROVIDER.format(url="http://h/v1")
+        + f'headers = {{ Authorization = "Bearer {secret}\\r\\n" }}\n',
+    )
+    message = error_of(path)
+    assert "providers.p.headers.Authorization" in message
+    assert secret not in message
+
+
+def test_ordinary_headers_still_load(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        PROVIDER.format(url="http://h/v1")
+        + 'headers = { "X-Title" = "Triptych app", "x_b.c~!" = "a\\tb" }\n',
+    )
+    assert load_config(path, environ={}).providers["p"].headers == {
+        "X-Title": "Triptych app",
+        "x_b.c~!": "a\tb",
+    }
