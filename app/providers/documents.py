@@ -15,10 +15,18 @@ from app.providers.errors import error_in_document
 from app.wire.engine import Api, make_decoder
 from app.wire.events import END_OF_STREAM, Event, StreamError
 from app.wire.sse import Frame
+from app.wire.surrogates import mend_events
 
 
 def document_events(document: object) -> list[Event]:
-    """Events for a whole JSON answer, ending in the terminal event or an error."""
+    """Events for a whole JSON answer, ending in the terminal event or an error.
+
+    Surrogates its strings spell are mended as a stream's are (`app.wire.surrogates`).
+    """
+    return mend_events(_document_events(document))
+
+
+def _document_events(document: object) -> list[Event]:
     if isinstance(document, dict):
         api = document_api(document)
         if api is not None and not _is_failed_response(document, api):

@@ -18,6 +18,7 @@ from typing import Any
 import httpx
 
 from app.wire.events import StreamError
+from app.wire.surrogates import mend
 
 MAX_ERROR_BODY = 64 * 1024  # bytes of an error body worth reading
 MAX_MESSAGE = 300  # characters of a non-JSON body worth showing
@@ -56,7 +57,8 @@ def http_error(
     if retry_after:
         wait = retry_after.strip()
         text += f" (retry after {wait} s)" if wait.isdigit() else f" (retry after {wait})"
-    return StreamError(code or f"http_{status}", text)
+    # A JSON body may spell lone surrogates (`\ud800`): no UTF-8 writer accepts them.
+    return StreamError(mend(code) if code else f"http_{status}", mend(text))
 
 
 def error_from_body(body: bytes, content_type: str = "") -> tuple[str | None, str]:

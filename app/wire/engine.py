@@ -1,7 +1,9 @@
 """One engine for all three formats: response bytes in, events out.
 
 Wires the SSE reader to the right decoder, stops at the terminal event and turns anything the
-decoder cannot read into a `StreamError` — nothing raised inside escapes to the caller.
+decoder cannot read into a `StreamError` — nothing raised inside escapes to the caller. Surrogates
+the JSON spells are mended on the way out (`app.wire.surrogates`), so no event holds text a UTF-8
+writer would refuse.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from app.wire.events import KEEPALIVE, Event, StreamError
 from app.wire.messages import MessagesDecoder
 from app.wire.responses import ResponsesDecoder
 from app.wire.sse import DEFAULT_MAX_EVENT_BYTES, Comment, EventTooLarge, Frame, SSEReader
+from app.wire.surrogates import SurrogateMender, may_hold_surrogate
 from app.wire.turn import Turn
 
 
@@ -44,25 +47,33 @@ class StreamEngine:
         self.truncated = False  # the body ended inside an unterminated event
         self._reader = SSEReader(max_event_bytes)
         self._decoder: Decoder = make_decoder(self.api)
+        self._mender = SurrogateMender()
+        self._suspect = False  # a frame of this read may decode to surrogates
 
     def feed(self, chunk: bytes) -> list[Event]:
         """Events completed by this piece of the body; nothing once `done`."""
         if self.done:
             return []
         out: list[Event] = []
+        self._feed(chunk, out)
+        if self._suspect or self._mender.held:
+            self._suspect = False
+            self._mender.run(out)
+        return out
+
+    def _feed(self, chunk: bytes, out: list[Event]) -> None:
         try:
             items = self._reader.feed(chunk)
         except EventTooLarge as exc:
             self._decode(exc.frames, out)
             if not self.done:
                 self._fail(out, "event_too_large", str(exc))
-            return out
+            return
         except Exception as exc:  # a reader bug must not kill the app
             self._fail(out, "malformed_stream", f"the stream could not be read ({exc})")
-            return out
+            return
         if items:
             self._decode(items, out)
-        return out
 
     def close(self) -> list[Event]:
         """End of body. Closes open tool calls; the turn decides what the ending means."""
@@ -71,12 +82,13 @@ class StreamEngine:
         self.done = True
         out: list[Event] = []
         try:
-            if self._accept_unterminated(out):
-                return out
-            self.truncated = self._reader.close()
-            self._decoder.close(out)
+            if not self._accept_unterminated(out):
+                self.truncated = self._reader.close()
+                self._decoder.close(out)
         except Exception as exc:  # nothing raised inside escapes
             self._fail(out, "malformed_stream", f"the stream could not be read ({exc})")
+        self._mender.run(out)  # once per stream, and few events: always
+        self._mender.flush(out)
         return out
 
     def _decode(self, items: list[Frame | Comment], out: list[Event]) -> None:
@@ -88,9 +100,12 @@ class StreamEngine:
                 elif item.event == "ping" or not item.data or item.data.isspace():
                     # A named ping (any format) or an empty `data:` frame: liveness, no content.
                     out.append(KEEPALIVE)
-                elif decode(item, out):
-                    self.done = True
-                    return
+                else:
+                    if not self._suspect and may_hold_surrogate(item.data):
+                        self._suspect = True
+                    if decode(item, out):
+                        self.done = True
+                        return
         except MalformedStream as exc:
             self._fail(out, "malformed_stream", f"the stream could not be read: {exc}")
         except Exception as exc:  # an odd payload must end the turn, not the app

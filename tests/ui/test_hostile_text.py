@@ -1,0 +1,38 @@
+"""The TUI with text no UTF-8 writer accepts (issue 17 item 9): a lone surrogate in a JSON
+string, and a pair split across two deltas, reach the screen and the history mended."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from app.demo.frames import Answer, frames
+from app.wire.engine import Api
+from app.wire.turn import TurnStatus
+from tests.fakes import provider as fake
+from tests.fakes.provider import FakeProvider
+from tests.ui.helpers import SIZE, fake_config, make_app, screen_text, send, wait_drawn
+
+
+@pytest.mark.parametrize("api", list(Api), ids=[a.value for a in Api])
+async def test_lone_and_split_surrogates_are_drawn_mended_and_the_app_keeps_running(
+    fake_provider: FakeProvider, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, api: Api
+) -> None:
+    monkeypatch.setenv("TRIPTYCH_DATA_DIR", str(tmp_path / "data"))
+    answer = Answer(text=("lone @HI@ here, ", "smile @HI@", "@LO@ done"))
+    body = [
+        f.replace(b"@HI@", b"\\ud83d").replace(b"@LO@", b"\\ude00") for f in frames(api, answer)
+    ]
+    fake_provider.push(fake.scripted([(0.0, f) for f in body]))
+    app = make_app(fake_config(fake_provider, api), tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "hi")
+        await wait_drawn(pilot)
+        turn = app.pane.turn
+        assert turn is not None
+        assert turn.status is TurnStatus.COMPLETE
+        assert turn.text == "lone \ufffd here, smile \U0001f600 done"
+        turn.text.encode("utf-8")  # what the terminal and the history write: must not raise
+        assert "lone \ufffd here" in screen_text(app)
+        assert app.is_running
