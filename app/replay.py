@@ -23,9 +23,17 @@ from app.wire.turn import Turn, TurnStatus
 def replay(path: Path, stdout: TextIO, stderr: TextIO) -> int:
     """Print each exchange's answer (stdout) and summary (stderr); 0 if all were complete."""
     try:
+        if not path.is_file() and path.exists():  # a FIFO or /dev/zero would hang or fill memory
+            raise RecordingError(f"{path}: not a regular file")
         exchanges = read_recording(path)
-    except (OSError, RecordingError, UnicodeDecodeError) as exc:
-        print(f"triptych: cannot replay {path}: {exc}", file=stderr)
+    except RecordingError as exc:
+        print(f"triptych: cannot replay {exc}", file=stderr)
+        return 2
+    except UnicodeDecodeError:
+        print(f"triptych: cannot replay {path}: not UTF-8 text", file=stderr)
+        return 2
+    except OSError as exc:
+        print(f"triptych: cannot replay {path}: {exc.strerror or exc}", file=stderr)
         return 2
     if not exchanges:
         print(f"triptych: {path} holds no recorded exchange", file=stderr)

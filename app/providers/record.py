@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import base64
 import json
+import math
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -154,42 +155,104 @@ class Exchange:
 
 
 class RecordingError(ValueError):
-    """The file is not a recording this version can read."""
+    """The file is not a recording this version can read; str() names the file and line."""
 
 
 def read_recording(path: Path) -> list[Exchange]:
+    """Every exchange in the file, each line checked: a damaged, foreign or newer file is one
+    RecordingError naming the line, never a traceback halfway through a replay."""
     exchanges: list[Exchange] = []
-    by_number: dict[object, Exchange] = {}
+    by_number: dict[int | str | None, Exchange] = {}
     with path.open(encoding="utf-8") as file:
         for number, raw in enumerate(file, 1):
             if not raw.strip():
                 continue
             try:
-                line = json.loads(raw)
-                kind = line["type"]
-            except (ValueError, KeyError, TypeError):
-                raise RecordingError(f"{path}:{number}: not a recording line") from None
-            if kind == "request":
-                exchanges.append(Exchange(line))
-                by_number[line.get("n")] = exchanges[-1]
-                continue
-            current = by_number.get(line.get("n"))
-            if current is None:
-                raise RecordingError(f"{path}:{number}: a {kind!r} line before its request")
-            if kind == "response":
-                current.status = int(line["status"])
-                current.headers = dict(line.get("headers") or {})
-            elif kind == "data":
-                data = (
-                    line["text"].encode("utf-8")
-                    if "text" in line
-                    else base64.b64decode(line.get("base64", ""))
-                )
-                current.pieces.append((float(line.get("t", 0.0)), data))
-            elif kind == "end":
-                current.outcome = str(line.get("outcome", ""))
-                current.detail = str(line.get("detail", ""))
+                _read_line(raw, exchanges, by_number)
+            except _BadLine as exc:
+                raise RecordingError(f"{path}:{number}: {exc}") from None
     return exchanges
+
+
+class _BadLine(Exception):
+    """Why one line cannot be read; read_recording adds where."""
+
+
+def _read_line(
+    raw: str, exchanges: list[Exchange], by_number: dict[int | str | None, Exchange]
+) -> None:
+    try:
+        line = json.loads(raw)
+    except (ValueError, RecursionError):
+        raise _BadLine("not a recording line") from None
+    if not isinstance(line, dict) or not isinstance(line.get("type"), str):
+        raise _BadLine("not a recording line")
+    kind: str = line["type"]
+    n = line.get("n")
+    if not (n is None or isinstance(n, str) or (isinstance(n, int) and not isinstance(n, bool))):
+        raise _BadLine("n must be the exchange's number")
+    if kind == "request":
+        _check_format(line.get("format"))
+        exchanges.append(Exchange(line))
+        by_number[n] = exchanges[-1]
+        return
+    current = by_number.get(n)
+    if current is None:
+        raise _BadLine(f"a {kind!r} line before its request")
+    if kind == "response":
+        status = line.get("status")
+        if not isinstance(status, int) or isinstance(status, bool) or not 100 <= status <= 999:
+            raise _BadLine("status must be an HTTP status (a number from 100 to 999)")
+        current.status = status
+        current.headers = _headers(line.get("headers"))
+    elif kind == "data":
+        current.pieces.append((_seconds(line.get("t", 0.0)), _data(line)))
+    elif kind == "end":
+        outcome, detail = line.get("outcome", ""), line.get("detail", "")
+        if not isinstance(outcome, str) or not isinstance(detail, str):
+            raise _BadLine("outcome must be a string, and so must detail")
+        current.outcome, current.detail = outcome, detail
+
+
+def _check_format(written: object) -> None:
+    name, _, version = str(written).rpartition("/")
+    ours, _, our_version = FORMAT.rpartition("/")
+    if not isinstance(written, str) or name != ours or not version.isdigit():
+        raise _BadLine(f"not a Triptych recording (format {written!r}, expected {FORMAT!r})")
+    if int(version) > int(our_version):
+        raise _BadLine(
+            f"it was recorded by a newer Triptych (format {written}; this version reads "
+            f"{FORMAT}): update Triptych to replay it"
+        )
+
+
+def _headers(value: object) -> dict[str, str]:
+    if value is None:
+        return {}
+    if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+        raise _BadLine("headers must be a table of strings")
+    return {str(k): v for k, v in value.items()}
+
+
+def _seconds(value: object) -> float:
+    if not isinstance(value, int | float) or isinstance(value, bool) or not math.isfinite(value):
+        raise _BadLine("t must be a number of seconds")
+    return float(value)
+
+
+def _data(line: Mapping[str, Any]) -> bytes:
+    if "text" in line:
+        text = line["text"]
+        if not isinstance(text, str):
+            raise _BadLine("text must be a string")
+        return text.encode("utf-8", "surrogatepass")
+    encoded = line.get("base64")
+    if not isinstance(encoded, str):
+        raise _BadLine("a data line needs text or base64")
+    try:
+        return base64.b64decode(encoded, validate=True)
+    except ValueError:  # binascii.Error
+        raise _BadLine("base64 does not decode") from None
 
 
 __all__ = [
