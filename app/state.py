@@ -1,5 +1,9 @@
 """What the app remembers between runs (last provider, model, theme), kept in its own state.toml.
 
+With the choice it keeps what config.toml said when it was remembered (`config_default`, and the
+remembered provider's `config_model`), so an edit of the config since can win over it. A file
+written before those fields existed still reads: they are simply unknown (None).
+
 It is separate from config.toml so the user's file — and its comments — is never rewritten.
 Losing it costs nothing, so a missing or broken file reads as "nothing remembered" instead of an
 error, and it is replaced atomically so a crash mid-write cannot leave half a file.
@@ -24,6 +28,11 @@ class State:
     provider: str | None = None
     model: str | None = None
     theme: str | None = None
+    config_default: str | None = None  # the config's `default` when the choice was remembered
+    config_model: str | None = None  # ... and the remembered provider's configured `model`
+
+
+FIELDS = ("provider", "model", "theme", "config_default", "config_model")
 
 
 def load_state(path: Path) -> State:
@@ -33,9 +42,7 @@ def load_state(path: Path) -> State:
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         return State()
     values = {
-        name: value
-        for name in ("provider", "model", "theme")
-        if isinstance(value := document.get(name), str) and value
+        name: value for name in FIELDS if isinstance(value := document.get(name), str) and value
     }
     return State(**values)
 

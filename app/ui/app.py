@@ -26,7 +26,7 @@ from app.store import history_path
 from app.ui import textual_layout
 from app.ui.commands import Choice, TriptychCommands
 from app.ui.compare_actions import close_comparisons, startup_screen
-from app.ui.connect import ClientMaker, pick_model, pick_provider
+from app.ui.connect import ClientMaker, StartChoice, start_choice
 from app.ui.history_actions import HistoryActions
 from app.ui.lag_probe import LagProbe
 from app.ui.palette import palette_choices
@@ -81,10 +81,11 @@ class TriptychApp(App[int]):
         self._maker = ClientMaker(config)
         self.connect = connect if connect is not None else self._maker.connect
         self.compare = compare
-        chosen = pick_provider(config, provider, self.state)
+        self.start = start_choice(config, provider, model, self.state)
+        self._last_used = self.start.last_used  # shown in the header until the user switches
         self.pane = ChatPane(
-            provider=chosen,
-            model=pick_model(chosen, model, self.state),
+            provider=self.start.provider,
+            model=self.start.model,
             connect=self.connect,
             clock=self.render_clock,
             system=config.system,
@@ -116,6 +117,7 @@ class TriptychApp(App[int]):
         self.theme = self._initial_theme()
         self.theme_changed_signal.subscribe(self, self._theme_changed)
         self._show_title()
+        self._announce_start(self.start)
         for problem in [*self.config.warnings, *self.theme_problems]:
             self.notify(problem, severity="warning", timeout=8, markup=False)
         self.history_actions.announce()
@@ -133,18 +135,37 @@ class TriptychApp(App[int]):
                 return name
         return DEFAULT_THEME
 
+    def _announce_start(self, start: StartChoice) -> None:
+        """Say once that an edited config beat the remembered choice (and remember it)."""
+        if start.config_changed:
+            where = self.config.path.name if self.config.path is not None else "The config"
+            self.notify(
+                f"{where} changed since your last session: using "
+                f"{start.provider.name} · {start.model}.",
+                timeout=8,
+                markup=False,
+            )
+        if start.learn:  # the theme stays as remembered: the config's own may still change
+            self.remember(theme=self.state.theme)
+
     def _show_title(self) -> None:
-        self.sub_title = f"{self.pane.provider.name} · {self.pane.model}"
+        mark = " (last used)" if self._last_used else ""
+        self.sub_title = f"{self.pane.provider.name} · {self.pane.model}{mark}"
 
     def _theme_changed(self, theme: Theme) -> None:
         self.remember(theme=theme.name)
 
-    def remember(self, **changes: str) -> None:
-        """Save the last provider/model/theme; failing to save is never worth an error."""
+    def remember(self, **changes: str | None) -> None:
+        """Save the last provider/model/theme, with what the config chose then (so a later
+        edit of the config is noticed); failing to save is never worth an error."""
+        provider = self.pane.provider.name
+        configured = self.config.providers.get(provider)
         current = {
-            "provider": self.pane.provider.name,
+            "provider": provider,
             "model": self.pane.model,
             "theme": self.theme,
+            "config_default": self.config.default,
+            "config_model": None if configured is None else configured.model,
         }
         current.update(changes)
         self.state = State(**current)
@@ -153,6 +174,7 @@ class TriptychApp(App[int]):
 
     async def use_provider(self, provider: ProviderConfig, model: str) -> None:
         await self.pane.use(provider, model)
+        self._last_used = False
         self._show_title()
         self.remember()
 

@@ -7,7 +7,7 @@ demo provider gets its loopback server started the first time it is used.
 from __future__ import annotations
 
 import contextlib
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from app.api_keys import require_api_key
@@ -19,21 +19,54 @@ if TYPE_CHECKING:
     from app.demo.server import DemoServer
 
 
-def pick_provider(config: Config, explicit: str | None, state: State) -> ProviderConfig:
-    """`--provider`, else the one used last time (if still configured), else the default."""
-    if explicit is not None:
-        return config.provider(explicit)
-    if state.provider and state.provider in config.providers:
-        return config.providers[state.provider]
-    return config.provider(None)
+@dataclass(frozen=True, slots=True)
+class StartChoice:
+    """The provider and model the app starts on, and why."""
+
+    provider: ProviderConfig
+    model: str
+    last_used: bool = False  # the choice remembered in state.toml won over the config's
+    config_changed: bool = False  # the config's choice changed since then, so it won instead
+    learn: bool = False  # state.toml should be written now
 
 
-def pick_model(provider: ProviderConfig, explicit: str | None, state: State) -> str:
-    if explicit:
-        return explicit
-    if state.provider == provider.name and state.model:
-        return state.model
-    return provider.model
+def start_choice(
+    config: Config, provider: str | None, model: str | None, state: State
+) -> StartChoice:
+    """`--provider`/`--model`, else the choice remembered last time (if its provider is still
+    configured), else the config's. What the config said when the choice was remembered is
+    compared with what it says now: a changed `default` or provider `model` wins over the
+    remembered choice (as it does for `triptych ask`)."""
+    remembered = config.providers.get(state.provider) if state.provider else None
+    old_file = remembered is not None and state.config_default is None  # before it was kept
+    changed = False
+    if provider is not None:
+        chosen = config.provider(provider)
+    elif remembered is not None and not old_file and state.config_default != config.default:
+        chosen = config.provider(None)
+        changed = chosen.name != remembered.name
+    else:
+        chosen = remembered if remembered is not None else config.provider(None)
+    if model:
+        picked = model
+    elif changed or state.provider != chosen.name or not state.model:
+        picked = chosen.model
+    elif state.config_model is not None and state.config_model != chosen.model:
+        picked = chosen.model  # the provider's model was edited since
+        changed = state.model != chosen.model
+    else:
+        picked = state.model
+    stale = remembered is not None and state.config_default != config.default
+    own = config.provider(provider)
+    configs_own = (own.name, model or own.model)
+    return StartChoice(
+        chosen,
+        picked,
+        last_used=(chosen.name, picked) != configs_own,
+        config_changed=changed,
+        # Written now: a notice is said once, and an old or stale file learns the config.
+        learn=changed or (provider is None and stale),
+    )
 
 
 class ClientMaker:
@@ -73,4 +106,4 @@ class ClientMaker:
             self._demo = None
 
 
-__all__ = ["ClientMaker", "pick_model", "pick_provider"]
+__all__ = ["ClientMaker", "StartChoice", "start_choice"]
