@@ -83,7 +83,7 @@ class Store:
         try:
             conn.row_factory = sqlite3.Row
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS:d}")
-            conn.execute("PRAGMA journal_mode = WAL")
+            _switch_to_wal(conn, BUSY_TIMEOUT_MS / 1000)
             conn.execute("PRAGMA synchronous = NORMAL")
             conn.execute("PRAGMA foreign_keys = ON")
             migrate(conn)
@@ -322,6 +322,30 @@ class Store:
                 [(INTERRUPTED_BY_EXIT, turn_id) for turn_id in orphans],
             )
         self.recovered = orphans
+
+
+def _switch_to_wal(conn: sqlite3.Connection, timeout: float) -> None:
+    """`PRAGMA journal_mode = WAL`, retried while another instance holds the file.
+
+    Switching a new file to WAL needs it to itself, and SQLite fails that switch with
+    SQLITE_BUSY at once instead of applying the busy timeout (waiting there could deadlock two
+    connections each holding a shared lock), so two instances creating the history together
+    used to leave one without history. Retrying within the same budget makes them queue.
+    """
+    deadline = time.monotonic() + timeout
+    pause = 0.005
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode = WAL").fetchone()
+            return
+        except sqlite3.OperationalError as exc:
+            busy = str(getattr(exc, "sqlite_errorname", "")).startswith(
+                ("SQLITE_BUSY", "SQLITE_LOCKED")
+            )
+            if not busy or time.monotonic() + pause > deadline:
+                raise
+        time.sleep(pause)
+        pause = min(pause * 2, 0.1)
 
 
 def _create_private(path: Path) -> None:
