@@ -8,12 +8,13 @@ No message, warning or repr ever contains an API key.
 
 from __future__ import annotations
 
+import difflib
 import math
 import os
 import re
 import stat
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
@@ -95,7 +96,8 @@ class Config:
         chosen = self.default if name is None else name
         if chosen not in self.providers:
             known = ", ".join(self.providers)
-            raise ConfigError(f"unknown provider {chosen!r}; configured: {known}")
+            hint = did_you_mean(chosen, self.providers)
+            raise ConfigError(f"unknown provider {chosen!r}; configured: {known}{hint}")
         return self.providers[chosen]
 
     def with_provider(self, provider: ProviderConfig) -> Config:
@@ -129,6 +131,14 @@ def load_config(explicit: Path | None = None, environ: Mapping[str, str] | None 
     except RecursionError:  # tomllib recurses once per level of nested arrays or tables
         raise ConfigError(f"{path}: invalid TOML: arrays or tables nested too deeply") from None
     return _Validator(path, text).config(document)
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """ "; did you mean NAME?" when `word` is a near miss of one choice (a typo, another case),
+    else "": a misspelt key is otherwise ignored and the user wonders why it has no effect."""
+    by_lower = {choice.lower(): choice for choice in choices}
+    found = difflib.get_close_matches(word.lower(), list(by_lower), n=1)
+    return f"; did you mean {by_lower[found[0]]}?" if found else ""
 
 
 def _read_bounded(path: Path) -> bytes:
@@ -274,9 +284,9 @@ class _Validator:
     def unknown_keys(self, table: Mapping[str, Any], known: set[str], parent: Keys) -> None:
         for key in table:
             if key not in known:
-                self.warn(
-                    (*parent, key), f"unknown key, ignored (known: {', '.join(sorted(known))})"
-                )
+                hint = did_you_mean(key, sorted(known))
+                listed = f" (known: {', '.join(sorted(known))})"
+                self.warn((*parent, key), f"unknown key, ignored{hint or listed}")
 
     def text(self, table: Mapping[str, Any], keys: Keys, *, required: str = "") -> str | None:
         """A non-empty string; `required` is the reason given when it is missing."""
@@ -322,8 +332,12 @@ class _Validator:
                 providers[name] = provider
         default = self.text(document, ("default",)) or DEMO
         if default != DEMO and default not in defined:
-            known = ", ".join([DEMO, *(n for n in defined if n != DEMO)])
-            self.error(("default",), f"no provider named {default!r}; configured: {known}")
+            names = [DEMO, *(n for n in defined if n != DEMO)]
+            hint = did_you_mean(default, names)
+            self.error(
+                ("default",),
+                f"no provider named {default!r}; configured: {', '.join(names)}{hint}",
+            )
         ui_table = self.table(document, ("ui",))
         self.unknown_keys(ui_table, _UI_KEYS, ("ui",))
         reasoning_open = ui_table.get("reasoning_open", False)
@@ -389,7 +403,8 @@ class _Validator:
         if value is None:
             return None
         if value not in API_NAMES:
-            self.error((*keys, "api"), f"unknown api {value!r}; valid: {valid}")
+            hint = did_you_mean(value, API_NAMES)
+            self.error((*keys, "api"), f"unknown api {value!r}; valid: {valid}{hint}")
             return None
         return Api(value)
 

@@ -13,7 +13,7 @@ from app.ask import summary_line
 from app.config import ProviderConfig
 from app.display.sanitize import clean
 from app.providers.client import Timing
-from app.providers.errors import http_error
+from app.providers.errors import http_error, not_found_hint
 from app.providers.record import Exchange, RecordingError, read_recording
 from app.providers.requests import ENDPOINTS
 from app.wire.engine import Api, StreamEngine
@@ -76,7 +76,13 @@ def replay_turn(api: Api, exchange: Exchange) -> Turn:
             content_type=exchange.headers.get("content-type", ""),
             retry_after=exchange.headers.get("retry-after"),
         )
-        turn.fail(error.code, error.message)
+        message = error.message
+        if status == 404:
+            url = str(exchange.request.get("url", ""))
+            base = url.split("?", 1)[0].rstrip("/").removesuffix(ENDPOINTS[api])
+            method = str(exchange.request.get("method", "POST"))
+            message += not_found_hint(method, url, base, api.value, error.code)
+        turn.fail(error.code, message)
     else:
         engine = StreamEngine(api)
         for _, piece in exchange.pieces:

@@ -35,6 +35,7 @@ from app.providers.errors import (
     ProviderError,
     html_text,
     http_error,
+    not_found_hint,
     scrub,
     stream_cut_reason,
     transport_error,
@@ -243,6 +244,12 @@ class ProviderClient:
             retry_after=response.headers.get("retry-after"),
         )
         message = error.message
+        if response.status_code == 404:
+            method, url = response.request.method, str(response.request.url)
+            provider = self.provider
+            message += not_found_hint(
+                method, url, provider.base_url, provider.api.value, error.code
+            )
         if response.is_redirect:
             where = response.headers.get("location", "elsewhere")
             message += f" (redirected to {where}: check the provider's base_url)"

@@ -14,6 +14,7 @@ import re
 import ssl
 from collections.abc import Iterable
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
@@ -59,6 +60,41 @@ def http_error(
         text += f" (retry after {wait} s)" if wait.isdigit() else f" (retry after {wait})"
     # A JSON body may spell lone surrogates (`\ud800`): no UTF-8 writer accepts them.
     return StreamError(mend(code) if code else f"http_{status}", mend(text))
+
+
+_VERSION_SEGMENT = re.compile(r"/v\d+[a-z0-9]*/")  # /v1/, /v1beta/, /v4/
+
+
+def not_found_hint(method: str, url: str, base_url: str, api: str, code: str | None) -> str:
+    """What a 404 adds to its message: the URL called (without credentials or query) and, when
+    the server knows no such route (no provider error code), which setting to check."""
+    called = f" ({method} {_plain_url(url)})"
+    if code not in (None, "http_404"):
+        return called  # the provider itself answered, e.g. an unknown model: its words say why
+    if not _VERSION_SEGMENT.search(_path_of(base_url) + "/"):
+        return f"{called}: check base_url — most servers want it to end in /v1"
+    if api != "chat":
+        speaks = f'this server may not speak "{api}" (many servers speak only "chat")'
+        return f"{called}: check api — {speaks}"
+    return f"{called}: check base_url and api"
+
+
+def _path_of(url: str) -> str:
+    try:
+        return urlsplit(url).path
+    except ValueError:
+        return ""
+
+
+def _plain_url(url: str) -> str:
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        port = parts.port
+    except ValueError:
+        return "the endpoint"
+    host = f"[{host}]" if ":" in host else host
+    return urlunsplit((parts.scheme, f"{host}:{port}" if port else host, parts.path, "", ""))
 
 
 def error_from_body(body: bytes, content_type: str = "") -> tuple[str | None, str]:

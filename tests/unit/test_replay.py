@@ -152,3 +152,19 @@ def test_a_missing_file_is_a_plain_message(
     code, _, err = run(capsys, "replay", str(tmp_path / "nope.jsonl"))
     assert code == 2
     assert err == f"triptych: cannot replay {tmp_path / 'nope.jsonl'}: No such file or directory\n"
+
+
+def test_a_recorded_404_names_the_url_and_what_to_check(
+    recording: list[Line], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    recording[1]["status"] = 404
+    data = [line for line in recording if line["type"] == "data"]
+    for line in data[1:]:
+        recording.remove(line)
+    data[0]["text"] = "404 page not found"
+    path = save(tmp_path, recording)
+    code, _, err = run(capsys, "replay", str(path))
+    assert code == 1
+    url = recording[0]["url"]
+    assert url.endswith("/v1/chat/completions")
+    assert f"HTTP 404: 404 page not found (POST {url}): check base_url and api" in err
