@@ -5,7 +5,8 @@
                  [--api-key-env VAR] [--system TEXT] [--reasoning] [--json] [--record FILE]
     triptych ask [PROMPT] --compare A,B[,C[,D]] [--system TEXT] [--reasoning] [--json]
                  [--record FILE]
-    triptych providers | history | export ID [--format md|json] | replay FILE
+    triptych providers | config [--example] | history | export ID [--format md|json]
+    triptych replay FILE
 
 Exit status 2 means a usage or configuration problem (the message says what to fix, never with
 a traceback). The UI is imported lazily, so headless commands start fast and never load Textual.
@@ -29,6 +30,7 @@ from app.config import (
     base_url_problem,
     load_config,
 )
+from app.paths import create_config_hint, example_config, locate_config
 from app.wire.engine import Api
 
 EXIT_USAGE = 2
@@ -62,6 +64,13 @@ def build_parser() -> argparse.ArgumentParser:
     _ask_parser(commands)
     providers = commands.add_parser("providers", help="list the configured providers and keys")
     _config_flag(providers)
+    config = commands.add_parser(
+        "config", help="say which config file is read; --example prints one to start from"
+    )
+    config.add_argument(
+        "--example", action="store_true", help="print an example config with ready presets"
+    )
+    _config_flag(config)
     history = commands.add_parser("history", help="list saved conversations, newest first")
     history.add_argument("--search", metavar="TEXT", help="only conversations containing TEXT")
     history.add_argument("--limit", type=int, default=100, metavar="N")
@@ -140,15 +149,33 @@ def _dispatch(
         from app.replay import replay
 
         return replay(args.file, stdout, stderr)
+    if command == "config":
+        return _config(args, environ, stdout)
     config = _load(args, environ, stderr)
     if command == "providers":
         from app.provider_list import format_providers
 
         stdout.write(format_providers(config, environ))
+        if config.path is None:
+            stdout.write(create_config_hint(locate_config(args.config, environ).path) + "\n")
         return 0
     if command == "ask":
         return _ask(args, config, environ, stdin, stdout, stderr)
     return _tui(args, config)
+
+
+def _config(args: argparse.Namespace, environ: Mapping[str, str], stdout: TextIO) -> int:
+    """`config --example` prints the example; `config` says which file is read, if it exists."""
+    if args.example:
+        stdout.write(example_config())
+        return 0
+    location = locate_config(args.config, environ)
+    if location.path.exists():
+        stdout.write(f"config: {location.path} ({location.chosen_by})\n")
+    else:
+        stdout.write(f"config: {location.path} ({location.chosen_by}; not found)\n")
+        stdout.write(create_config_hint(location.path) + "\n")
+    return 0
 
 
 def _load(args: argparse.Namespace, environ: Mapping[str, str], stderr: TextIO) -> Config:

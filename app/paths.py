@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 
 import platformdirs
@@ -20,6 +21,7 @@ CONFIG_ENV = "TRIPTYCH_CONFIG"
 DATA_DIR_ENV = "TRIPTYCH_DATA_DIR"
 CONFIG_FILE_NAME = "config.toml"
 STATE_FILE_NAME = "state.toml"
+EXAMPLE_FILE_NAME = "config.example.toml"
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,3 +76,17 @@ def state_path(environ: Mapping[str, str] | None = None) -> Path:
 
 def user_themes_dir() -> Path:
     return config_dir() / "themes"
+
+
+def create_config_hint(path: Path) -> str:
+    """The one sentence every first-run surface uses (`providers`, `config`, the welcome card)."""
+    return f"Create {path} — start from `triptych config --example`"
+
+
+def example_config() -> str:
+    """config.example.toml: `app/` in an installed wheel (pyproject force-include), else the
+    checkout's root (editable install), so `triptych config --example` works from both."""
+    packaged = resources.files("app") / EXAMPLE_FILE_NAME
+    if packaged.is_file():
+        return packaged.read_text(encoding="utf-8")
+    return (Path(__file__).resolve().parents[1] / EXAMPLE_FILE_NAME).read_text(encoding="utf-8")
