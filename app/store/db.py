@@ -33,6 +33,7 @@ from app.store.records import (
 )
 from app.store.schema import LATEST_VERSION, SchemaTooNew, migrate
 from app.store.search_index import NO_FTS5_WARNING, ensure_index, fts5_available
+from app.store.transaction import transaction
 from app.wire.turn import Turn, TurnStatus
 
 BUSY_TIMEOUT_MS = 10_000
@@ -275,14 +276,8 @@ class Store:
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
-        with self._lock, self._errors():
-            self._conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield self._conn
-            except BaseException:
-                self._conn.execute("ROLLBACK")
-                raise
-            self._conn.execute("COMMIT")
+        with self._lock, self._errors(), transaction(self._conn):
+            yield self._conn
 
     @contextmanager
     def _read(self) -> Iterator[sqlite3.Connection]:

@@ -7,7 +7,12 @@ that, so ConversationNotFound is a LookupError, not a StoreError.
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
+
+# Below this much free space, a failed write is taken to be the disk being full: SQLite reports
+# a full disk as SQLITE_FULL only for some writes, and as an I/O error for others (its -shm).
+NEARLY_FULL = 1024 * 1024
 
 
 class StoreError(Exception):
@@ -23,6 +28,12 @@ class ConversationNotFound(LookupError):
 
 def unusable(path: Path, exc: BaseException) -> str:
     code = str(getattr(exc, "sqlite_errorname", ""))
+    if code == "SQLITE_FULL" or (code.startswith("SQLITE_IOERR") and _nearly_full(path)):
+        return (
+            f"The history file {path} could not be written: disk full ({exc}). What was saved "
+            "before is kept; free some space on that disk and restart Triptych to save again; "
+            "this session runs without history."
+        )
     if code.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")):
         return (
             f"The history file {path} is damaged or is not a Triptych database ({exc}). "
@@ -33,6 +44,13 @@ def unusable(path: Path, exc: BaseException) -> str:
         f"The history file {path} cannot be used ({exc}). Check that its folder exists and is "
         "writable and that no other program holds it; this session runs without history."
     )
+
+
+def _nearly_full(path: Path) -> bool:
+    try:
+        return shutil.disk_usage(path.parent).free < NEARLY_FULL
+    except OSError:
+        return False
 
 
 def too_new(path: Path, found: int, known: int) -> str:

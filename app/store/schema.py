@@ -9,6 +9,8 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 
+from app.store.transaction import transaction
+
 
 @dataclass(frozen=True, slots=True)
 class Migration:
@@ -104,8 +106,7 @@ def migrate(conn: sqlite3.Connection) -> list[int]:
     if schema_version(conn) == LATEST_VERSION:
         return []
     applied: list[int] = []
-    conn.execute("BEGIN IMMEDIATE")
-    try:
+    with transaction(conn):
         current = schema_version(conn)
         if current > LATEST_VERSION:
             raise SchemaTooNew(current)
@@ -116,10 +117,6 @@ def migrate(conn: sqlite3.Connection) -> list[int]:
                 conn.execute(statement)
             conn.execute(f"PRAGMA user_version = {migration.version:d}")
             applied.append(migration.version)
-        conn.execute("COMMIT")
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
     return applied
 
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import sqlite3
 
+from app.store.transaction import transaction
+
 _FORGET_OLD = (
     "INSERT INTO messages_fts (messages_fts, rowid, text) VALUES ('delete', old.id, old.text);"
 )
@@ -54,8 +56,7 @@ def ensure_index(conn: sqlite3.Connection, *, fts5: bool) -> None:
         return
     if not fts5 and not existing & set(_TRIGGERS):
         return
-    conn.execute("BEGIN IMMEDIATE")
-    try:
+    with transaction(conn):
         for name in _TRIGGERS:
             conn.execute(f"DROP TRIGGER IF EXISTS {name}")
         if fts5:
@@ -67,10 +68,6 @@ def ensure_index(conn: sqlite3.Connection, *, fts5: bool) -> None:
                 conn.execute(sql)
             # The triggers were missing, so the index may have missed writes: rebuild it.
             conn.execute("INSERT INTO messages_fts (messages_fts) VALUES ('rebuild')")
-        conn.execute("COMMIT")
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
 
 
 def match_expression(query: str) -> str:
