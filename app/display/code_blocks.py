@@ -1,11 +1,17 @@
-"""Code blocks of a Markdown answer, as raw text, for "copy code block N"."""
+"""Code blocks of a Markdown answer, as raw text, for "copy code block N".
+
+What is copied is exactly the fence's content: CommonMark removes from each line only as many
+leading spaces as the opening fence was indented (a fence in a list item), never more, so a
+fence at the margin keeps every line as it was written.
+"""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 
-_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
+_OPEN = re.compile(r"^(?P<indent> *)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
+_CLOSE = re.compile(r"^(?P<indent> *)(?P<fence>`{3,}|~{3,})[ \t]*$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -17,6 +23,24 @@ class CodeBlock:
         lines = self.code.count("\n") + 1 if self.code else 0
         language = self.language or "text"
         return f"Copy code block {number} ({language}, {lines} lines)"
+
+
+def _dedent(line: str, indent: int) -> str:
+    """`line` without up to `indent` leading spaces (CommonMark's rule for fence content)."""
+    spaces = len(line) - len(line.lstrip(" "))
+    return line[min(spaces, indent) :]
+
+
+def _closes(line: str, fence: str, indent: int) -> bool:
+    """A run of the fence's character, at least as long, indented less than four columns more
+    than the opening fence (more is code inside the block)."""
+    match = _CLOSE.match(line)
+    return bool(
+        match
+        and match["fence"][0] == fence[0]
+        and len(match["fence"]) >= len(fence)
+        and len(match["indent"]) < indent + 4
+    )
 
 
 def code_blocks(markdown: str) -> list[CodeBlock]:
@@ -34,12 +58,11 @@ def code_blocks(markdown: str) -> list[CodeBlock]:
                 language = match["info"].strip().split(" ")[0] if match["info"].strip() else ""
                 body = []
             continue
-        stripped = line.strip()
-        if stripped.startswith(fence[0] * len(fence)) and not stripped.strip(fence[0]):
+        if _closes(line, fence, indent):
             blocks.append(CodeBlock(language, "\n".join(body)))
             fence = ""
             continue
-        body.append(line[indent:] if line[:indent].isspace() else line.lstrip())
+        body.append(_dedent(line, indent))
     if fence:
         blocks.append(CodeBlock(language, "\n".join(body).rstrip("\n")))
     return blocks
