@@ -254,6 +254,11 @@ def _header_problem(name: str, value: object) -> str | None:
         return "not a valid header name (letters, digits and !#$%&'*+-.^_`|~ only)"
     if not isinstance(value, str):
         return f"must be a string, not {_kind(value)}"
+    return _sendable_problem(value)
+
+
+def _sendable_problem(value: str) -> str | None:
+    """Why `value` cannot go into an HTTP header (httpx sends ASCII; CR/LF would split it)."""
     if not value.isascii():
         return "the value must be ASCII text"
     if any(char != "\t" and not char.isprintable() for char in value):
@@ -439,6 +444,10 @@ class _Validator:
             )
             env_name = None
         api_key = self.text(body, (*keys, "api_key"))
+        problem = None if api_key is None else _sendable_problem(api_key)
+        if problem is not None:
+            self.error((*keys, "api_key"), problem)  # sent as a header; never echoed
+            api_key = None
         headers: dict[str, str] = {}
         for header, value in self.table(body, (*keys, "headers")).items():
             problem = _header_problem(header, value)

@@ -3,10 +3,14 @@ never a traceback, a hang or a crash later when the first request is built."""
 
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
 
 import pytest
+import tomli_w
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from app import cli
 from app.config import ConfigError, load_config
@@ -195,3 +199,81 @@ def test_ordinary_headers_still_load(tmp_path: Path) -> None:
         "X-Title": "Triptych app",
         "x_b.c~!": "a\tb",
     }
+
+
+@pytest.mark.parametrize("key", ["sk-abc\\r\\nX-Injected: 1", "sk-\\u00e9t\\u00e9", "sk-a\\u0000"])
+def test_an_api_key_that_cannot_be_sent_is_refused_unechoed(tmp_path: Path, key: str) -> None:
+    path = write(tmp_path, PROVIDER.format(url="http://h/v1") + f'api_key = "{key}"\n')
+    message = error_of(path)
+    assert message.startswith(f"{path}:5: providers.p.api_key: "), message
+    assert "sk-" not in message
+
+
+# ── any document: a Config or a ConfigError, nothing else ─────────────────────────────────────
+
+_SCALARS = st.one_of(
+    st.booleans(),
+    st.integers(min_value=-(2**63), max_value=2**63 - 1),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=12),
+    st.sampled_from(["chat", "messages", "responses", "http://h/v1", "http://[::1/v1", "demo"]),
+)
+_VALUES = st.recursive(
+    _SCALARS,
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3)
+    ),
+    max_leaves=12,
+)
+_PROVIDER_KEYS = [
+    "api",
+    "base_url",
+    "model",
+    "api_key_env",
+    "api_key",
+    "models",
+    "headers",
+    "params",
+    "max_tokens",
+    "price_in",
+    "price_out",
+    "price_cached",
+    "modle",
+]
+_TOP_KEYS = ["default", "system", "idle_timeout", "connect_timeout", "ui", "providers", "idle"]
+
+
+@settings(
+    max_examples=200,
+    derandomize=True,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
+@given(
+    top=st.dictionaries(st.sampled_from(_TOP_KEYS), _VALUES, max_size=4),
+    providers=st.dictionaries(
+        st.text(min_size=1, max_size=6),
+        st.dictionaries(st.sampled_from(_PROVIDER_KEYS), _VALUES, max_size=8) | _VALUES,
+        max_size=3,
+    ),
+)
+def test_any_document_loads_or_is_a_config_error(
+    tmp_path: Path, top: dict[str, object], providers: dict[str, object]
+) -> None:
+    document = {**top, "providers": providers} if providers else top
+    try:
+        text = tomli_w.dumps(document)
+    except (TypeError, ValueError):
+        return  # not every generated shape is writable as TOML (e.g. a top-level array of tables)
+    path = write(tmp_path, text)
+    problems: list[str] = []
+    try:
+        config = load_config(path, environ={})
+    except ConfigError as exc:
+        problems = list(exc.problems)
+    if problems:  # each one names the file (and the line and key where it has one)
+        assert all(problem.startswith(f"{path}") for problem in problems), problems
+    else:
+        assert "demo" in config.providers
+        assert math.isfinite(config.idle_timeout)
+        assert config.idle_timeout > 0
