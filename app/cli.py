@@ -19,7 +19,7 @@ import os
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from app import __version__
 from app.config import (
@@ -33,9 +33,13 @@ from app.config import (
 from app.paths import create_config_hint, example_config, locate_config
 from app.wire.engine import Api
 
+if TYPE_CHECKING:
+    from app.store import Store
+
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
 CUSTOM_PROVIDER = "custom"
+NOT_FOUND = 1  # `export ID` of an id the history does not hold
 
 
 class UsageError(Exception):
@@ -380,33 +384,45 @@ def read_prompt(argument: str | None, stdin: TextIO) -> str:
 
 
 def _history(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
-    from app.store import Store, StoreError, format_history, history_path
+    from app.store import format_history
 
-    try:
-        store = Store.open(history_path())
-    except StoreError as exc:
-        print(f"triptych: {exc}", file=stderr)
-        return 1
-    try:
+    def show(store: Store) -> int:
         stdout.write(format_history(store, limit=args.limit, query=args.search))
-    finally:
-        store.close()
-    return 0
+        return 0
+
+    return _with_store(stderr, show)
 
 
 def _export(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
-    from app.store import ConversationNotFound, Store, StoreError, export_conversation, history_path
+    from app.store import ConversationNotFound, export_conversation
+
+    def export(store: Store) -> int:
+        try:
+            stdout.write(export_conversation(store, args.id, args.format))
+        except ConversationNotFound as exc:
+            print(f"triptych: {exc}", file=stderr)
+            return NOT_FOUND
+        return 0
+
+    return _with_store(stderr, export)
+
+
+def _with_store(stderr: TextIO, use: Callable[[Store], int]) -> int:
+    """Open the history, run `use` on it, close it. A file that cannot be opened or read (even
+    one damaged page, met only when it is read) is a clear message and exit status 2."""
+    from app.store import Store, StoreError, history_path
 
     try:
         store = Store.open(history_path())
     except StoreError as exc:
-        print(f"triptych: {exc}", file=stderr)
-        return 1
+        print(f"triptych: {exc.for_command()}", file=stderr)
+        return EXIT_USAGE
     try:
-        stdout.write(export_conversation(store, args.id, args.format))
-    except ConversationNotFound as exc:
-        print(f"triptych: {exc}", file=stderr)
-        return 1
+        for warning in store.warnings:
+            print(f"triptych: warning: {warning}", file=stderr)
+        return use(store)
+    except StoreError as exc:
+        print(f"triptych: {exc.for_command()}", file=stderr)
+        return EXIT_USAGE
     finally:
         store.close()
-    return 0

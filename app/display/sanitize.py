@@ -29,6 +29,15 @@ def _build_table() -> dict[int, str]:
 
 _TABLE = _build_table()
 
+# Characters that draw nothing yet change how the text around them reads or compares: bidi marks
+# and zero-width spaces, joiners and the BOM. Printed, they are as misleading as the overrides.
+# The zero-width joiner and non-joiner are not among them: emoji sequences and several scripts
+# need them, and they cannot reorder text.
+_ZERO_WIDTH = (0x061C, 0x180E, 0x200B, 0x200E, 0x200F, *range(0x2060, 0x2065), 0xFEFF)
+_BIDI = (*range(0x202A, 0x202F), *range(0x2066, 0x206A))
+_HIDDEN_TABLE = dict.fromkeys((*_BIDI, *_ZERO_WIDTH), "�")
+HIDDEN = frozenset(map(chr, _HIDDEN_TABLE))
+
 
 def clean(text: str) -> str:
     """The text with every control character made visible (newlines and tabs kept)."""
@@ -42,4 +51,12 @@ def clean_line(text: str) -> str:
     return clean(text).replace("\n", " ").replace("\t", " ")
 
 
-__all__ = ["clean", "clean_line"]
+def reveal_hidden(text: str) -> str:
+    """Bidi controls and zero-width characters as U+FFFD, the stand-in the TUI draws for bidi
+    controls; nothing else changes. For text the headless commands print or export."""
+    if text.isprintable():
+        return text
+    return text.translate(_HIDDEN_TABLE)
+
+
+__all__ = ["HIDDEN", "clean", "clean_line", "reveal_hidden"]

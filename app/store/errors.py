@@ -15,8 +15,18 @@ from pathlib import Path
 NEARLY_FULL = 1024 * 1024
 
 
+SESSION_OFF = "; this session runs without history."
+
+
 class StoreError(Exception):
     """The history cannot be used; the message says which file and what to do about it."""
+
+    def for_command(self) -> str:
+        """The message for a one-shot command (`triptych history`), which has no session."""
+        message = str(self)
+        if message.endswith(SESSION_OFF):
+            return message[: -len(SESSION_OFF)] + "."
+        return message
 
 
 class ConversationNotFound(LookupError):
@@ -31,18 +41,18 @@ def unusable(path: Path, exc: BaseException) -> str:
     if code == "SQLITE_FULL" or (code.startswith("SQLITE_IOERR") and _nearly_full(path)):
         return (
             f"The history file {path} could not be written: disk full ({exc}). What was saved "
-            "before is kept; free some space on that disk and restart Triptych to save again; "
-            "this session runs without history."
+            "before is kept; free some space on that disk and restart Triptych to save again"
+            + SESSION_OFF
         )
     if code.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")):
         return (
             f"The history file {path} is damaged or is not a Triptych database ({exc}). "
             f"Move it aside (for example rename it to {path.name}.broken) and Triptych will "
-            "start a new history; this session runs without history."
+            "start a new history" + SESSION_OFF
         )
     return (
         f"The history file {path} cannot be used ({exc}). Check that its folder exists and is "
-        "writable and that no other program holds it; this session runs without history."
+        "writable and that no other program holds it" + SESSION_OFF
     )
 
 
@@ -57,8 +67,8 @@ def too_new(path: Path, found: int, known: int) -> str:
     return (
         f"The history file {path} was written by a newer Triptych (schema version {found}; "
         f"this one knows up to {known}). Upgrade Triptych, or move the file aside to start a "
-        "new history; this session runs without history."
+        "new history" + SESSION_OFF
     )
 
 
-__all__ = ["ConversationNotFound", "StoreError", "too_new", "unusable"]
+__all__ = ["SESSION_OFF", "ConversationNotFound", "StoreError", "too_new", "unusable"]

@@ -1,7 +1,8 @@
 """History as text: the headless list (`triptych history`) and exports (`triptych export`).
 
 Model output is untrusted and these strings usually land on a terminal, so control characters
-are made visible (ESC becomes ␛) instead of being passed through as terminal escapes. The store
+are made visible (ESC becomes ␛) instead of being passed through as terminal escapes, and bidi
+controls and zero-width characters show as U+FFFD, as the TUI shows bidi controls. The store
 never holds API keys, so nothing here needs scrubbing; tests assert that stays true.
 """
 
@@ -12,6 +13,7 @@ import re
 from datetime import datetime
 from typing import Any, Literal
 
+from app.display.sanitize import HIDDEN, reveal_hidden
 from app.store.db import Store
 from app.store.records import ConversationSummary, StoredConversation, StoredMessage
 
@@ -20,13 +22,15 @@ EXPORT_FORMATS: tuple[ExportFormat, ...] = ("md", "json")
 JSON_FORMAT_VERSION = 1
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-_C1 = re.compile(r"[\x80-\x9f]")
+# Escaped in JSON, which keeps the exact text: C1 controls, bidi controls, zero-width characters.
+_ESCAPED = re.compile("[\x80-\x9f" + "".join(sorted(HIDDEN)) + "]")
 
 
 def visible(text: str) -> str:
-    """Text safe to print: C0 controls as their Unicode control pictures, C1 as U+FFFD."""
+    """Text safe to print: C0 controls as their Unicode control pictures, C1 as U+FFFD, bidi
+    controls and zero-width characters as U+FFFD (as the TUI shows bidi controls)."""
     text = text.replace("\r\n", "\n")
-    return _CONTROL.sub(_picture, text)
+    return reveal_hidden(_CONTROL.sub(_picture, text))
 
 
 def _picture(match: re.Match[str]) -> str:
@@ -84,8 +88,9 @@ def to_json(conv: StoredConversation) -> str:
         "messages": [_message_dict(m) for m in conv.messages],
     }
     text = json.dumps(document, ensure_ascii=False, indent=2)
-    # json escapes C0 controls itself; escape C1 too so no byte of it acts on a terminal.
-    return _C1.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n"
+    # json escapes C0 controls itself; escape C1 and the invisible ones too, so nothing in it
+    # acts on a terminal or hides there.
+    return _ESCAPED.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n"
 
 
 def _message_dict(m: StoredMessage) -> dict[str, Any]:
