@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from textual.app import App, ComposeResult
+from textual.geometry import Region
 
 from app.demo.frames import Answer
 from app.display import segments as segments_module
@@ -173,3 +174,28 @@ async def test_segments_arriving_far_above_the_view_start_asleep_at_their_true_h
             woken = answer.segments[index]
             assert isinstance(woken, StreamedMarkdown)
             assert woken.outer_size.height == height, f"segment {index}"
+
+
+async def test_quitting_right_after_a_long_answer_never_mounts_into_a_closing_app(
+    fake_provider: FakeProvider, tmp_path: Path
+) -> None:
+    """Ctrl+Q just after the final frame: segments still being put to sleep or woken (queued
+    after that frame) or text still being appended must not mount into an app that is exiting
+    (Textual raises MountError once `exit()` has been called: it was the crash report)."""
+    text = long_markdown(40)
+    pieces = tuple(re.findall(r"\s*\S+|\s+", text))
+    fake_provider.push(fake.stream(Api.CHAT, Answer(text=pieces)))
+    app = make_app(fake_config(fake_provider), tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await send(pilot, "long please")
+        await wait_drawn(pilot, timeout=20)
+        answer = app.pane.current.answer if app.pane.current else None
+        assert answer is not None
+        awake = [s for s in answer.segments if isinstance(s, StreamedMarkdown)]
+        assert awake
+        app.exit(0)  # what Ctrl+Q ends with; the work queued before it runs next
+        await answer.virtualize(Region(0, 10**6, 80, 1))  # everything is far: put to sleep
+        await answer.append(long_markdown(3), final=True)  # new segments to mount
+    assert app._exception is None
+    assert app.return_code == 0
+    assert answer.source == text + long_markdown(3)  # the text is kept all the same

@@ -73,6 +73,9 @@ class AnswerView(Vertical):
             pieces[-1] += self._cutter.flush()
         asleep = self._born_asleep(pieces)
         for index, piece in enumerate(pieces):
+            if not self.is_attached:  # the app is exiting: keep the text, mount nothing more
+                self._keep("".join(pieces[index:]))
+                break
             if index or not self.segments:
                 if not piece and index:
                     continue
@@ -105,6 +108,12 @@ class AnswerView(Vertical):
         # Sealed only now: a virtualize pass running while the appends above were awaited must
         # not put the last segment to sleep under an append still in flight.
         self.sealed = self.sealed or final
+
+    def _keep(self, text: str) -> None:
+        """Text that arrives while the app exits: kept in the source, never drawn."""
+        if not self.sources:
+            self.sources.append("")
+        self.sources[-1] += text
 
     def _carry_on(self, index: int) -> None:
         """Segment `index` was cut inside a code block that the next one carries on."""
@@ -190,8 +199,10 @@ class AnswerView(Vertical):
         self, index: int, old: Widget, new: StreamedMarkdown | SegmentPlaceholder
     ) -> None:
         """Nothing to do when this answer has left the screen meanwhile (e.g. a comparison
-        closed while its panes were still waking segments)."""
-        if not (self.is_mounted and old.is_mounted):
+        closed while its panes were still waking segments) or the app is exiting (Ctrl+Q
+        right after a long answer, while segments are still being put to sleep): Textual
+        refuses to mount then."""
+        if not (self.is_attached and old.is_attached):
             return
         self.segments[index] = new
         await self.mount(new, after=old)
