@@ -61,14 +61,21 @@ class KeyLines:
             elif assign := _ASSIGN.match(line):
                 self._lines.setdefault(table + split_keys(assign.group(1)), number)
                 in_multiline = _toggles_multiline(line)
+        # The first line under every prefix, built once: a file with thousands of problems
+        # then locates each in constant time instead of scanning every key for each.
+        self._first_below: dict[Keys, int] = {}
+        for keys, number in self._lines.items():
+            for end in range(1, len(keys) + 1):
+                prefix = keys[:end]
+                if number < self._first_below.get(prefix, number + 1):
+                    self._first_below[prefix] = number
 
     def line_of(self, keys: Keys) -> int | None:
         """The key's own line, else its first sub-key's, else its nearest parent's."""
         if keys in self._lines:
             return self._lines[keys]
-        below = [n for k, n in self._lines.items() if k[: len(keys)] == keys]
-        if below:
-            return min(below)
+        if keys in self._first_below:
+            return self._first_below[keys]
         for end in range(len(keys) - 1, 0, -1):
             if keys[:end] in self._lines:
                 return self._lines[keys[:end]]
