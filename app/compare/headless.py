@@ -9,7 +9,8 @@ back. Output:
   every block before it are done (so a fast first provider shows at once, and the output reads
   the same however the streams interleaved). The block's header and answer go to stdout; its
   reasoning (`--reasoning`), tool calls and summary line go to stderr, as with `ask`. A ranking
-  line (first token, finish, output tokens, cost) closes the output on stderr.
+  line (first token, total, output tokens, cost; ties as `=`; the same text as the TUI's)
+  closes the output on stderr.
 
 Exit status: 0 when every answer is complete, 130 when Ctrl+C stopped them (the streams are
 closed first and everything received is still printed), else 1.

@@ -101,47 +101,133 @@ def pane_stats(
 
 # -- the ranking line ---------------------------------------------------------------------------
 
+LOWER_IS_BETTER = "lower is better"
+ALL_STOPPED = "every pane was stopped: nothing to rank"
+TIED = " = "
+AHEAD = " › "
 
-def _ranked(
+
+@dataclass(frozen=True, slots=True)
+class _Figure:
+    """One part of the ranking: its name and the panes in order, tied ones grouped."""
+
+    name: str
+    groups: list[list[tuple[str, str]]]  # [[(label, shown value)], ...], best group first
+    without: list[str]  # "label why" for panes left unranked
+
+    def full(self) -> str:
+        ranked = [TIED.join(f"{label} {shown}" for label, shown in g) for g in self.groups]
+        return f"{self.name}: " + AHEAD.join([*ranked, *self.without])
+
+    def best(self) -> str:
+        if not self.groups:
+            return self.full()
+        first = self.groups[0]
+        more = AHEAD + "…" if len(self.groups) > 1 or self.without else ""
+        return f"{self.name}: " + TIED.join(label for label, _ in first) + f" {first[0][1]}{more}"
+
+
+def _figure(
+    name: str,
     stats: Sequence[PaneStats],
     value: Callable[[PaneStats], float | None],
     show: Callable[[float], str],
     eligible: Callable[[PaneStats], bool] = lambda s: True,
-) -> str:
-    """Best (smallest) first; panes without a value follow, marked with why."""
+) -> _Figure:
+    """Smallest first; panes whose values show the same are tied (told apart by digits the
+    line does not show, the order would be a guess); panes without a value follow, with why."""
     have = [(v, s) for s in stats if eligible(s) and (v := value(s)) is not None]
-    have.sort(key=lambda pair: pair[0])  # stable: ties keep pane order
-    ranked = [f"{s.label} {show(v)}" for v, s in have]
-    shown = {id(s) for _, s in have}
-    for s in stats:
-        if id(s) not in shown:
-            why = "–" if s.status is TurnStatus.COMPLETE else s.status.value
-            ranked.append(f"{s.label} {why}")
-    return " › ".join(ranked)
+    have.sort(key=lambda pair: pair[0])
+    order = {id(s): index for index, s in enumerate(stats)}
+    grouped: list[list[tuple[PaneStats, str]]] = []
+    for v, s in have:
+        shown = show(v)
+        if grouped and grouped[-1][0][1] == shown:
+            grouped[-1].append((s, shown))
+        else:
+            grouped.append([(s, shown)])
+    groups = [  # tied panes in pane order
+        [(s.label, shown) for s, shown in sorted(group, key=lambda pair: order[id(pair[0])])]
+        for group in grouped
+    ]
+    ranked = {id(s) for _, s in have}
+    without = [
+        f"{s.label} {'–' if s.status is TurnStatus.COMPLETE else s.status.value}"
+        for s in stats
+        if id(s) not in ranked
+    ]
+    return _Figure(name, groups, without)
 
 
-def ranking_line(stats: Sequence[PaneStats]) -> str:
-    """first token · finish · output tokens (fewest first) · cost; smallest first in each.
+def _nothing_to_rank(stats: Sequence[PaneStats]) -> str | None:
+    """What the line says when no pane completed (a stopped answer is short and cheap for
+    the wrong reason, so nothing is ranked)."""
+    if any(s.status is TurnStatus.COMPLETE for s in stats):
+        return None
+    if all(s.status is TurnStatus.STOPPED for s in stats):
+        return ALL_STOPPED
+    ended = ", ".join(f"{s.label} {s.status.value}" for s in stats)
+    return f"no pane finished ({ended}): nothing to rank"
 
-    Only complete answers are ranked by finish, tokens and cost (a stopped answer is short and
-    cheap for the wrong reason); the others follow, named with how they ended."""
+
+def _figures(stats: Sequence[PaneStats]) -> tuple[list[_Figure], _Figure | None]:
+    """(first token, total, output tokens), and cost when any pane is priced."""
     complete: Callable[[PaneStats], bool] = lambda s: s.status is TurnStatus.COMPLETE  # noqa: E731
-    parts = [
-        "first token: " + _ranked(stats, lambda s: s.ttft, format_seconds),
-        "finish: " + _ranked(stats, lambda s: s.duration, format_seconds, complete),
-        "output tokens: "
-        + _ranked(
+    figures = [
+        _figure("first token", stats, lambda s: s.ttft, format_seconds),
+        _figure("total", stats, lambda s: s.duration, format_seconds, complete),
+        _figure(
+            "output tokens",
             stats,
             lambda s: None if s.output_tokens is None else float(s.output_tokens),
             _int,
             complete,
         ),
     ]
+    cost = None
     if any(s.cost is not None for s in stats):
-        parts.append("cost: " + _ranked(stats, lambda s: s.cost, format_cost, complete))
-    else:
-        parts.append("cost: no prices set")
+        cost = _figure("cost", stats, lambda s: s.cost, format_cost, complete)
+    return figures, cost
+
+
+def ranking_line(stats: Sequence[PaneStats]) -> str:
+    """time and cost: lower is better · first token · total · output tokens (fewest first) ·
+    cost; each smallest first, ties joined by `=`. One rule for the TUI and `ask --compare`.
+
+    Only complete answers are ranked by total, tokens and cost (a stopped answer is short and
+    cheap for the wrong reason); the others follow, named with how they ended."""
+    nothing = _nothing_to_rank(stats)
+    if nothing is not None:
+        return nothing
+    figures, cost = _figures(stats)
+    parts = [f"time and cost: {LOWER_IS_BETTER}", *(f.full() for f in figures)]
+    parts.append(cost.full() if cost is not None else "cost: no prices set")
     return " · ".join(parts)
+
+
+def ranking_brief(stats: Sequence[PaneStats]) -> str:
+    """The ranking in a line a small terminal fits: the best pane of each time and of the
+    cost (when priced), the rest left to `ranking_line`."""
+    return ranking_forms(stats)[1]
+
+
+def ranking_forms(stats: Sequence[PaneStats]) -> list[str]:
+    """The ranking, longest first: the whole line, then the best pane of each time and the
+    cost, then of the total and the cost, then of the total alone. A one-line place shows the
+    first that fits."""
+    nothing = _nothing_to_rank(stats)
+    if nothing is not None:
+        return [nothing, nothing]
+    figures, cost = _figures(stats)
+    first_token, total, _tokens = figures
+    priced = [] if cost is None else [cost.best()]
+    forms = [
+        ranking_line(stats),
+        " · ".join([LOWER_IS_BETTER, first_token.best(), total.best(), *priced]),
+        " · ".join([LOWER_IS_BETTER, total.best(), *priced]),
+        " · ".join([LOWER_IS_BETTER, total.best()]),
+    ]
+    return list(dict.fromkeys(forms))
 
 
 def _int(value: float) -> str:
@@ -153,6 +239,8 @@ __all__ = [
     "PaneTimes",
     "format_cost",
     "pane_stats",
+    "ranking_brief",
+    "ranking_forms",
     "ranking_line",
     "turn_cost",
 ]

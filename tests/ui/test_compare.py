@@ -105,9 +105,9 @@ async def test_three_formats_stream_at_once_and_a_failure_stays_in_its_pane(
         assert "3 · rs · rs-model · responses" in text
         assert screen.ranking.display
         ranking = screen.ranking.text
-        assert ranking.startswith("first token: ")
-        assert "finish: " in ranking
-        assert "am failed" in ranking.split("finish: ")[1]
+        assert ranking.startswith("time and cost: lower is better · first token: ")
+        assert "total: " in ranking
+        assert "am failed" in ranking.split("total: ")[1]
         assert "cost: " in ranking
         for api, server in fakes.items():
             assert len(server.requests) == 1, api

@@ -98,7 +98,7 @@ async def test_a_reopened_comparison_ranks_and_shows_its_figures_as_it_did_live(
             assert message.ttft_ms is not None
             assert message.duration_ms is not None
             assert f"{name} {format_seconds(message.ttft_ms / 1000)}" in ranking["first token"]
-            assert f"{name} {format_seconds(message.duration_ms / 1000)}" in ranking["finish"]
+            assert f"{name} {format_seconds(message.duration_ms / 1000)}" in ranking["total"]
         for pane, segments in zip(screen.panes, live_status, strict=True):
             shown = pane.status_bar.plain
             message = answers[pane.provider.name]
@@ -130,13 +130,13 @@ async def test_no_ranking_when_the_last_prompt_is_not_answered_in_every_pane(
         await pilot.press("escape")
         await all_drawn(pilot)
         live = screen.ranking.text
-    assert "am stopped" in sections(live)["finish"]
+    assert "am stopped" in sections(live)["total"]
 
     app = make_app(priced_config(fakes), tmp_path, history_file=db, continue_last=True)
     async with app.run_test(size=WIDE) as pilot:
         screen = await reopened(pilot, "cc says one.")
         assert screen.ranking.display
-        assert "am stopped" in sections(screen.ranking.text)["finish"]
+        assert "am stopped" in sections(screen.ranking.text)["total"]
         # Now a prompt is stored that no pane answered (as a crash right after sending it
         # leaves it): the figures on screen are the previous prompt's, so nothing is ranked.
         record = screen.record
@@ -194,7 +194,7 @@ async def test_an_added_pane_reopens_with_the_conversation_it_carried_on(
             ("assistant", "cc says two."),
         ]
         assert screen.ranking.display  # every pane answered the last prompt itself
-        assert sorted(sections(screen.ranking.text)["output tokens"].split(" › ")) == [
+        assert sorted(sections(screen.ranking.text)["output tokens"].split(" = ")) == [
             "am 1",
             "cc 1",
             "rs 1",

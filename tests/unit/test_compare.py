@@ -170,7 +170,7 @@ def test_pane_stats_measure_from_the_panes_own_start() -> None:
     assert (waiting.ttft, waiting.duration, waiting.rate, waiting.cost) == (None, None, None, None)
 
 
-def test_ranking_orders_each_figure_and_keeps_failed_panes_out_of_finish() -> None:
+def test_ranking_orders_each_figure_and_keeps_failed_panes_out_of_total() -> None:
     cheap = provider("cheap", price_in=0.1, price_out=0.2)
     dear = provider("dear", price_in=5.0, price_out=15.0)
     stats = [
@@ -186,8 +186,9 @@ def test_ranking_orders_each_figure_and_keeps_failed_panes_out_of_finish() -> No
     ]
     line = ranking_line(stats)
     assert line == (
-        "first token: cheap 0.20s › broken 0.50s › dear 0.90s"
-        " · finish: dear 3.00s › cheap 4.00s › broken failed"
+        "time and cost: lower is better"
+        " · first token: cheap 0.20s › broken 0.50s › dear 0.90s"
+        " · total: dear 3.00s › cheap 4.00s › broken failed"
         " · output tokens: cheap 40 › dear 90 › broken failed"
         " · cost: cheap $0.000009 › dear $0.0014 › broken failed"
     )
@@ -196,7 +197,7 @@ def test_ranking_orders_each_figure_and_keeps_failed_panes_out_of_finish() -> No
 def test_ranking_without_prices_says_so_and_ties_keep_pane_order() -> None:
     turn = settled(TurnStatus.COMPLETE, Usage(1, 7))
     stats = [pane_stats(n, provider(n), turn, PaneTimes(0, 1, 2, 2)) for n in ("x", "y")]
-    assert ranking_line(stats).endswith("output tokens: x 7 › y 7 · cost: no prices set")
+    assert ranking_line(stats).endswith("output tokens: x 7 = y 7 · cost: no prices set")
 
 
 # -- ask --compare over three fake providers -----------------------------------------------------
@@ -285,8 +286,8 @@ def test_all_complete_exits_0_and_blocks_print_in_pane_order(
     assert "Quick" in blocks[2]
     assert err.count(" · complete · ") == 3
     ranking = err.strip().splitlines()[-1]
-    assert ranking.startswith("ranking · first token: ")
-    finish = ranking.split(" · finish: ")[1].split(" · ")[0]
+    assert ranking.startswith("ranking · time and cost: lower is better · first token: ")
+    finish = ranking.split(" · total: ")[1].split(" · ")[0]
     assert finish.index("cc") > max(finish.index("am"), finish.index("rs"))  # slowest last
     assert "cost: am $" in ranking
 
