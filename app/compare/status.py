@@ -26,7 +26,8 @@ from app.display.status_line import (
 from app.display.turn_watch import STREAMING, WAITING, TurnWatch
 from app.wire.turn import Turn
 
-_ROLES = {"complete": GOOD, "stopped": WARN, "interrupted": WARN, "failed": ERROR}
+READY = "ready"  # a pane asked nothing yet
+_ROLES = {READY: DIM, "complete": GOOD, "stopped": WARN, "interrupted": WARN, "failed": ERROR}
 
 
 def header_segments(number: int, provider: ProviderConfig, model: str) -> list[Segment]:
@@ -38,12 +39,17 @@ def header_segments(number: int, provider: ProviderConfig, model: str) -> list[S
     ]
 
 
+def tab_segments(number: int, label: str, state: str) -> list[Segment]:
+    """A pane's tab on a small terminal: "2 am · streaming"."""
+    return [(clean_line(f"{number} {label}"), PLAIN), (state, _ROLES.get(state, STATE))]
+
+
 def pane_status_segments(
     stats: PaneStats | None, turn: Turn | None, watch: TurnWatch | None, now: float
 ) -> list[Segment]:
     """`stats` describe the turn as it stands (live while it streams); None before a prompt."""
     if stats is None or turn is None or watch is None:
-        return [("ready", DIM)]
+        return [(READY, DIM)]
     word = watch.state_word(turn)
     parts: list[Segment] = [(word, _ROLES.get(word, STATE))]
     live = word in (WAITING, STREAMING)
@@ -87,4 +93,4 @@ def _usage(stats: PaneStats) -> str:
     return f"in {show(usage.input_tokens)} out {show(usage.output_tokens)}{cached}"
 
 
-__all__ = ["header_segments", "pane_status_segments"]
+__all__ = ["READY", "header_segments", "pane_status_segments", "tab_segments"]

@@ -161,6 +161,7 @@ async def test_escape_stops_every_pane_and_closes_every_connection(
             assert gone is not None, "a server never saw its client go away"
             assert gone - pressed < 1.0
         assert screen_text(app).count("■ stopped") == 3
+        assert compare_screen(app).ranking.text == "every pane was stopped: nothing to rank"
 
 
 async def test_ctrl_s_stops_the_selected_pane_only(
@@ -221,22 +222,21 @@ async def test_follow_ups_continue_each_panes_own_conversation(
 # -- panes and layout --------------------------------------------------------------------------
 
 
-async def test_panes_sit_side_by_side_when_wide_and_stack_when_narrow(
+async def test_panes_sit_side_by_side_when_wide_and_one_shows_under_tabs_when_narrow(
     fakes: dict[Api, FakeProvider], tmp_path: Path
 ) -> None:
     app = compare_app(fakes, tmp_path)
     async with app.run_test(size=WIDE) as pilot:
         panes = compare_screen(app).panes
         await pilot.pause()
-        assert not compare_screen(app).container.has_class("-stacked")
+        assert not compare_screen(app).container.has_class("-tabbed")
         assert len({p.region.y for p in panes}) == 1
         assert panes[0].region.x < panes[1].region.x < panes[2].region.x
         await pilot.resize_terminal(*NARROW)
         await pilot.pause(0.1)
-        assert compare_screen(app).container.has_class("-stacked")
-        assert len({p.region.x for p in panes}) == 1
-        assert panes[0].region.y < panes[1].region.y < panes[2].region.y
-        assert all(p.region.height >= 6 for p in panes)
+        assert compare_screen(app).container.has_class("-tabbed")
+        assert [p.display for p in panes] == [True, False, False]
+        assert panes[0].region.width == NARROW[0]
 
 
 async def test_add_and_remove_panes_between_two_and_four(

@@ -37,6 +37,7 @@ from tests.ui.helpers import wait_until
 from tests.ui.scripted import FakeClock
 
 SIZE = (150, 40)
+SMALL = (80, 24)
 SnapCompare = Callable[..., bool]
 _TOKENS = (TextDelta, ReasoningDelta, ToolCallStart, ToolCallArgsDelta)
 Script = tuple[tuple[float, tuple[Event, ...]], ...]
@@ -177,8 +178,8 @@ def scripted_compare(tmp_path: Path) -> tuple[TriptychApp, Conductor]:
     return app, conductor
 
 
-def test_a_finished_comparison(snap_compare: SnapCompare, tmp_path: Path) -> None:
-    app, conductor = scripted_compare(tmp_path)
+def finished(conductor: Conductor) -> Callable[[Pilot[Any]], Any]:
+    """Ask, let the conductor play every script, and wait for the ranking and the last tick."""
 
     async def run_before(pilot: Pilot[Any]) -> None:
         screen = pilot.app.screen
@@ -193,4 +194,16 @@ def test_a_finished_comparison(snap_compare: SnapCompare, tmp_path: Path) -> Non
         await wait_until(pilot, lambda: not pilot.app.render_clock.live)  # type: ignore[attr-defined]
         await pilot.pause(0.15)
 
-    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+    return run_before
+
+
+def test_a_finished_comparison(snap_compare: SnapCompare, tmp_path: Path) -> None:
+    app, conductor = scripted_compare(tmp_path)
+    assert snap_compare(app, terminal_size=SIZE, run_before=finished(conductor))
+
+
+def test_a_finished_comparison_at_80x24(snap_compare: SnapCompare, tmp_path: Path) -> None:
+    """Too narrow for three panes side by side: the first pane whole under the tab row, the
+    ranking in its one-line form."""
+    app, conductor = scripted_compare(tmp_path)
+    assert snap_compare(app, terminal_size=SMALL, run_before=finished(conductor))

@@ -1,10 +1,12 @@
-"""The comparison screen: 2 to 4 panes side by side (stacked when the terminal is too narrow),
-one prompt that sends the same conversation to every pane, and a ranking line once all are done.
+"""The comparison screen: 2 to 4 panes side by side, one prompt that sends the same conversation
+to every pane, and a ranking line once all are done. When the terminal is too narrow for every
+pane side by side, the selected pane shows whole under a row of tabs naming each pane and its
+state (stacked panes would leave each a few lines, and the first one's answer pushed the rest off).
 
 Each pane is a whole ChatPane with its own worker, so a slow, failing or stopped provider holds
 no other back and its failure shows in its own pane only; all of them draw from the app's one
 render clock. Esc stops every stream; Ctrl+S stops the selected pane only. The selected pane
-(Alt+←/→, or Tab/click into it) is also the one Ctrl+G continues alone in a normal chat.
+(Alt+←/→, Tab/click into it, or its tab) is also the one Ctrl+G continues alone in a normal chat.
 
 History: the comparison is one conversation of kind "compare" in the store. The screen stores
 each shared prompt once; each pane saves its own answers under its own pane index. What a pane
@@ -35,13 +37,16 @@ from app.ui.widgets.chat_pane import ChatPane
 from app.ui.widgets.compare_pane import ComparePane, settled_history, show_conversation
 from app.ui.widgets.compare_panes import ComparePanes, PaneMaker
 from app.ui.widgets.compare_ranking import CompareRanking
+from app.ui.widgets.compare_tabs import PaneTabs, Tab, tab_label
 from app.ui.widgets.prompt import PromptInput
 
 if TYPE_CHECKING:
     from app.store import ExportFormat, StoredConversation
     from app.ui.app import TriptychApp
 
-MIN_PANE_WIDTH = 40  # columns; narrower than this and the panes stack
+# Columns a pane needs beside others: its status line and a code line fit without wrapping
+# every few words. Narrower than this per pane and the comparison shows one pane under tabs.
+SIDE_BY_SIDE_WIDTH = 50
 
 Carry = Callable[[ConversationRecord], None]
 
@@ -89,6 +94,9 @@ class CompareScreen(Screen[None]):
             )
         ]
         self.selected = 0
+        self._tab_ids: dict[int, str] = {}  # id(pane) -> its tab's id
+        self._tab_serial = 0
+        self.tabs = PaneTabs(*(self._new_tab(pane) for pane in self.panes), id="pane-tabs")
         self.container = ComparePanes()
         self.ranking = CompareRanking(id="ranking")
         self.prompt = PromptInput(id="prompt")
@@ -98,6 +106,7 @@ class CompareScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Header(icon="◧")
+        yield self.tabs
         with self.container:
             yield from self.panes
         yield self.ranking
@@ -119,8 +128,14 @@ class CompareScreen(Screen[None]):
         self._arrange(event.size.width)
 
     def _arrange(self, width: int) -> None:
-        stacked = width < MIN_PANE_WIDTH * len(self.panes)
-        self.container.set_class(stacked, "-stacked")
+        tabbed = width < SIDE_BY_SIDE_WIDTH * len(self.panes)
+        self.container.set_class(tabbed, "-tabbed")
+        if tabbed:
+            self._focus_away_from_hidden()
+        elif self.tabs.display:  # every pane shows again
+            for pane in self.panes:
+                pane.reveal()
+        self.tabs.display = tabbed
         self.sub_title = " · ".join(p.label for p in self.panes)
         if self.is_current:
             self.maker.clock.max_period = longest_period(len(self.panes))
@@ -141,12 +156,50 @@ class CompareScreen(Screen[None]):
         return self.panes[self.selected]
 
     def _select(self, index: int) -> None:
+        before = self.selected_pane if self.selected < len(self.panes) else None
         self.selected = index % len(self.panes)
         for number, pane in enumerate(self.panes):
             pane.set_class(number == self.selected, "-selected")
+        self.tabs.active = self._tab_ids[id(self.selected_pane)]
+        if self.tabs.display:
+            self._focus_away_from_hidden()
+            if self.selected_pane is not before:
+                self.selected_pane.reveal()
+
+    def _focus_away_from_hidden(self) -> None:
+        """A pane hidden behind its tab keeps no focus: the prompt takes it back."""
+        focused = self.focused
+        if focused is None:
+            return
+        for pane in self.panes:
+            if pane is not self.selected_pane and focused in pane.walk_children():
+                self.prompt.focus()
+                return
 
     def action_select(self, step: int) -> None:
         self._select(self.selected + step)
+
+    # -- the tab row -----------------------------------------------------------------------
+
+    def _new_tab(self, pane: ComparePane) -> Tab:
+        self._tab_serial += 1
+        tab_id = f"pane-tab-{self._tab_serial}"
+        self._tab_ids[id(pane)] = tab_id
+        return Tab(tab_label(pane.number, pane.label, pane.state), id=tab_id)
+
+    def _relabel_tab(self, pane: ComparePane) -> None:
+        tab_id = self._tab_ids.get(id(pane))
+        if tab_id is not None:
+            self.tabs.relabel(tab_id, tab_label(pane.number, pane.label, pane.state))
+
+    def on_compare_pane_state_changed(self, message: ComparePane.StateChanged) -> None:
+        self._relabel_tab(message.pane)
+
+    def on_tabs_tab_activated(self, message: PaneTabs.TabActivated) -> None:
+        for index, pane in enumerate(self.panes):
+            if self._tab_ids.get(id(pane)) == message.tab.id and index != self.selected:
+                self._select(index)
+                return
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         for index, pane in enumerate(self.panes):
@@ -241,6 +294,7 @@ class CompareScreen(Screen[None]):
         )
         self.panes.append(pane)
         self._relabel()
+        await self.tabs.add_tab(self._new_tab(pane))
         await self.container.mount(pane)
         await show_conversation(pane, settled_history(source.conversation))
         source_index = source.history.pane
@@ -258,6 +312,7 @@ class CompareScreen(Screen[None]):
         await pane.aclose()
         self.panes.remove(pane)
         self._carries = [(p, carry) for p, carry in self._carries if p is not pane]
+        await self.tabs.remove_tab(self._tab_ids.pop(id(pane)))
         await pane.remove()
         for number, remaining in enumerate(self.panes, 1):
             remaining.renumber(number)
@@ -272,6 +327,7 @@ class CompareScreen(Screen[None]):
         labels = pane_labels([_with_model(p.provider, p.model) for p in self.panes])
         for pane, label in zip(self.panes, labels, strict=True):
             pane.label = label
+            self._relabel_tab(pane)
 
     # -- the command palette ---------------------------------------------------------------
 
@@ -370,7 +426,7 @@ def open_stored_comparison(app: TriptychApp, stored: StoredConversation) -> Awai
 
 
 __all__ = [
-    "MIN_PANE_WIDTH",
+    "SIDE_BY_SIDE_WIDTH",
     "ComparePanes",
     "CompareScreen",
     "PaneMaker",

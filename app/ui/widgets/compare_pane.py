@@ -8,13 +8,16 @@ the total time and the cost, and the figures the ranking line is built from.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
+from textual import events
 from textual.app import ComposeResult
+from textual.message import Message
 from textual.widgets import Static
 
 from app.compare.stats import PaneStats, PaneTimes, pane_stats
-from app.compare.status import header_segments, pane_status_segments
+from app.compare.status import READY, header_segments, pane_status_segments
 from app.conversation import Conversation
 from app.display.turn_watch import TurnWatch
 from app.ui.widgets.assistant_turn import AssistantTurn
@@ -48,10 +51,18 @@ class ComparePane(ChatPane):
     }
     """
 
+    @dataclass
+    class StateChanged(Message):
+        """The pane's state word changed (ready, waiting, streaming, complete, …)."""
+
+        pane: ComparePane
+
     def __init__(self, *, number: int, label: str, **chat: Any) -> None:
         super().__init__(**chat)
         self.number = number
-        self.label = label  # the pane's name in the ranking line
+        self.label = label  # the pane's name in the ranking line and on its tab
+        self.state = READY  # the first word of its status line
+        self._reveal_pending = False
         self.header = ComparePaneHeader("", markup=False)
 
     def compose(self) -> ComposeResult:
@@ -66,6 +77,26 @@ class ComparePane(ChatPane):
         self.header.update(
             segments_content(header_segments(self.number, self.provider, self.model))
         )
+
+    def reveal(self) -> None:
+        """Shown again after hiding behind its tab: what streamed meanwhile was laid out in no
+        space, so the pane goes to its end, unless the user had scrolled up in it."""
+        self._reveal_pending = True
+
+    def on_resize(self, event: events.Resize) -> None:
+        if not self._reveal_pending or not event.size.height:
+            return
+        self._reveal_pending = False  # laid out at its real size now: its end is known
+        transcript = self.transcript
+        if not transcript.is_anchored:
+            transcript.scroll_end(animate=False, immediate=False)
+        transcript.call_after_refresh(transcript.settle_anchor)
+        self.call_after_refresh(self._rewrap_status)
+
+    def _rewrap_status(self) -> None:
+        """The status line was last shown at no width: decide again whether it wraps."""
+        segments, self.status_bar.segments = self.status_bar.segments, []
+        self.status_bar.show(segments)
 
     def renumber(self, number: int) -> None:
         self.number = number
@@ -98,6 +129,10 @@ class ComparePane(ChatPane):
             now,
         )
         self.status_bar.show(segments)
+        state = segments[0][0]
+        if state != self.state:
+            self.state = state
+            self.post_message(self.StateChanged(self))
 
 
 def settled_at(watch: TurnWatch) -> float:

@@ -1,4 +1,4 @@
-"""The row (or column) of compare panes, and what every pane is built with."""
+"""The row of compare panes (one at a time under tabs when narrow), and what each is built with."""
 
 from __future__ import annotations
 
@@ -48,10 +48,10 @@ class ComparePanes(Container):
     ComparePanes {
         layout: horizontal;
         height: 1fr;
-        &.-stacked { layout: vertical; }
         & > ComparePane { margin: 0 0 0 1; }
         & > ComparePane:first-child { margin: 0; }
-        &.-stacked > ComparePane { margin: 0; }
+        &.-tabbed > ComparePane { display: none; margin: 0; }
+        &.-tabbed > ComparePane.-selected { display: block; }
     }
     """
 
