@@ -211,6 +211,12 @@ def base_url_problem(url: str) -> str | None:
         httpx.URL(url)
     except httpx.InvalidURL:
         return "is not a valid URL"
+    for endpoint in ENDPOINTS.values():
+        if parts.path.rstrip("/").endswith(endpoint):
+            return (
+                f"ends with the endpoint {endpoint!r}; give only the base "
+                "(e.g. https://kenari.id/v1) — the app appends the endpoint"
+            )
     return None
 
 
@@ -422,15 +428,6 @@ class _Validator:
         if problem is not None:
             self.error((*keys, "base_url"), problem)
             return None
-        parts = urlsplit(url)
-        for endpoint in ENDPOINTS.values():
-            if parts.path.endswith(endpoint):
-                self.error(
-                    (*keys, "base_url"),
-                    f"ends with the endpoint {endpoint!r}; give only the base "
-                    f"(e.g. https://kenari.id/v1) — the app appends the endpoint",
-                )
-                return None
         return url
 
     def secrets(self, body: Mapping[str, Any], keys: Keys) -> dict[str, Any]:

@@ -75,6 +75,7 @@ def test_good_base_urls_still_load(tmp_path: Path) -> None:
         ("http://[::1/v1", "IPv6"),
         ("http://127.0.0.1:99999/v1", "not '99999'"),
         ("http://127.0.0.1:notaport/v1", "not 'notaport'"),
+        ("http://127.0.0.1:8000/v1/chat/completions", "ends with the endpoint"),
     ],
 )
 def test_ask_base_url_is_validated_before_any_request(
