@@ -20,7 +20,8 @@ from textual.screen import Screen
 from textual.theme import Theme
 
 from app.config import Config, ProviderConfig
-from app.paths import state_path, user_themes_dir
+from app.demo.server import is_demo
+from app.paths import config_path, state_path, user_themes_dir
 from app.state import State, load_state, save_state
 from app.store import history_path
 from app.ui import textual_layout
@@ -37,6 +38,7 @@ from app.ui.session_store import History, PaneHistory
 from app.ui.themes import DEFAULT_THEME, load_themes
 from app.ui.widgets.assistant_turn import AssistantTurn
 from app.ui.widgets.chat_pane import ChatPane, Connect
+from app.ui.widgets.welcome import WelcomeFacts
 
 AGAIN_WINDOW = 2.0  # seconds: a second Ctrl+C within this quits even while a stream runs
 
@@ -111,7 +113,15 @@ class TriptychApp(App[int]):
         return 0 if turn is None else len(turn.text_parts)
 
     def get_default_screen(self) -> Screen[Any]:
-        return ChatScreen(self.pane)
+        self.chat_screen = ChatScreen(self.pane, welcome=self.welcome_facts)
+        return self.chat_screen
+
+    def welcome_facts(self) -> WelcomeFacts:
+        """What the card in an empty chat says: the demo, or the provider; where to put a
+        config when there is none."""
+        provider = self.pane.provider
+        create = config_path() if self.config.path is None else None
+        return WelcomeFacts(provider.name, self.pane.model, is_demo(provider.name), create)
 
     def on_mount(self) -> None:
         self.theme = self._initial_theme()
@@ -176,6 +186,7 @@ class TriptychApp(App[int]):
         await self.pane.use(provider, model)
         self._last_used = False
         self._show_title()
+        await self.chat_screen.show_welcome()
         self.remember()
 
     def switch_to(self, provider: ProviderConfig, model: str) -> None:
@@ -189,7 +200,7 @@ class TriptychApp(App[int]):
         self.history_actions.show()
 
     def action_new_chat(self) -> None:
-        self.run_worker(self.pane.new_chat(), group="switch", exit_on_error=False)
+        self.run_worker(self.chat_screen.action_new_chat(), group="switch", exit_on_error=False)
 
     def on_chat_pane_turn_drawn(self, message: ChatPane.TurnDrawn) -> None:
         if self._probe is not None:

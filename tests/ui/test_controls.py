@@ -11,6 +11,7 @@ from textual.command import CommandPalette
 from app.demo.frames import Answer
 from app.ui.themes import DEFAULT_THEME
 from app.ui.widgets.prompt import PromptInput
+from app.ui.widgets.welcome import Welcome
 from app.wire.engine import Api
 from tests.fakes import provider as fake
 from tests.fakes.provider import ANSWER, FakeProvider
@@ -158,7 +159,7 @@ async def test_new_chat_clears_the_conversation(
         assert len(app.pane.conversation.messages) == 2
         await pilot.press("ctrl+n")
         await wait_until(pilot, lambda: not app.pane.conversation.messages)
-        assert not app.pane.transcript.children
+        assert [type(c) for c in app.pane.transcript.children] == [Welcome]  # only the card
         await send(pilot, "fresh")
         await wait_drawn(pilot)
         assert len(fake_provider.last_request().json["messages"]) == 1

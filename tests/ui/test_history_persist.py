@@ -15,6 +15,7 @@ from app.store import Store
 from app.ui.widgets.assistant_turn import AssistantTurn
 from app.ui.widgets.history_turn import EarlierMessages, StoredTurnInfo
 from app.ui.widgets.user_message import UserMessage
+from app.ui.widgets.welcome import Welcome
 from app.wire.engine import Api
 from app.wire.events import EndOfStream, Finish, TextDelta
 from app.wire.turn import Turn, TurnStatus
@@ -159,7 +160,7 @@ async def test_continue_with_an_empty_history_starts_a_new_chat(
     app = make_app(fake_config(fake_provider), tmp_path, history_file=db, continue_last=True)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
         await wait_until(pilot, lambda: "No earlier conversation" in screen_text(app))
-        assert not app.pane.transcript.children
+        assert [type(c) for c in app.pane.transcript.children] == [Welcome]  # only the card
 
 
 async def test_a_damaged_history_file_is_reported_and_chatting_still_works(

@@ -14,6 +14,7 @@ from app.ui.screens.history import HistoryScreen
 from app.ui.widgets.history_dialogs import ConfirmDelete, RenameDialog
 from app.ui.widgets.history_list import HistoryList
 from app.ui.widgets.user_message import UserMessage
+from app.ui.widgets.welcome import Welcome
 from app.wire.events import EndOfStream, Finish, TextDelta, Usage
 from app.wire.turn import Turn
 from tests.fakes.provider import FakeProvider
@@ -139,5 +140,9 @@ async def test_deleting_the_open_conversation_clears_the_chat(
         await wait_until(pilot, lambda: len(history_list(app).summaries) == 2)
         await pilot.press("escape")
         await wait_until(pilot, lambda: isinstance(app.screen, ChatScreen))
-        await wait_until(pilot, lambda: not app.pane.transcript.children, what="a cleared chat")
+        await wait_until(
+            pilot,
+            lambda: [type(c) for c in app.pane.transcript.children] == [Welcome],
+            what="a cleared chat, with only the welcome card",
+        )
         assert app.pane.history.record.conv_id is None

@@ -7,9 +7,14 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.pilot import Pilot
 
+from app.config import Config
+from app.demo.server import with_demo_providers
+from app.ui.app import TriptychApp
 from app.ui.widgets.prompt import PromptInput
+from app.ui.widgets.welcome import Welcome
 from app.wire.events import (
     EndOfStream,
     Finish,
@@ -22,7 +27,7 @@ from app.wire.events import (
     Usage,
 )
 from tests.ui.helpers import wait_until
-from tests.ui.scripted import ScriptedStreamer, Step, scripted_app
+from tests.ui.scripted import FakeClock, ScriptedStreamer, Step, scripted_app
 
 SIZE = (100, 34)
 SnapCompare = Callable[..., bool]
@@ -110,3 +115,24 @@ def test_provider_error(snap_compare: SnapCompare, tmp_path: Path) -> None:
     error = Step(1.0, (StreamError("overloaded_error", "Overloaded [retry later]"),))
     app, streamer = scripted_app(tmp_path, (*ANSWER[:1], error))
     assert snap_compare(app, terminal_size=SIZE, run_before=runner(streamer, "reverse words", None))
+
+
+def test_welcome_card_on_the_demo(
+    snap_compare: SnapCompare, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first screen a new user sees: 80x24, the offline demo, no config file yet."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", "/home/you/.config")  # the path on screen is fixed
+    monkeypatch.delenv("TRIPTYCH_CONFIG", raising=False)
+    app = TriptychApp(
+        with_demo_providers(Config(path=None)),
+        clock=FakeClock(),
+        state_file=tmp_path / "state.toml",
+        themes_dir=tmp_path / "themes",
+    )
+
+    async def settle(pilot: Pilot[Any]) -> None:
+        pilot.app.screen.query_one(PromptInput).cursor_blink = False
+        await wait_until(pilot, lambda: pilot.app.screen.query(Welcome))
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=(80, 24), run_before=settle)

@@ -7,6 +7,7 @@ own screen and keeps its own Esc.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import ClassVar
 
 from textual.app import ComposeResult
@@ -17,6 +18,7 @@ from textual.widgets import Footer, Header
 from app.conversation import Conversation
 from app.ui.widgets.chat_pane import ChatPane
 from app.ui.widgets.prompt import PromptInput
+from app.ui.widgets.welcome import Welcome, WelcomeFacts
 
 
 class ChatScreen(Screen[None]):
@@ -33,9 +35,11 @@ class ChatScreen(Screen[None]):
         Binding("pagedown", "scroll_transcript(1)", "scroll down", show=False, priority=True),
     ]
 
-    def __init__(self, pane: ChatPane) -> None:
+    def __init__(self, pane: ChatPane, welcome: Callable[[], WelcomeFacts] | None = None) -> None:
+        """`welcome`: what the card in an empty chat says (None: no card)."""
         super().__init__()
         self.pane = pane
+        self._welcome = welcome
         self.prompt = PromptInput(id="prompt")
         # While set, the prompt holds the last prompt of this conversation; sending it replaces
         # the last exchange (only if the pane still shows that conversation).
@@ -47,8 +51,23 @@ class ChatScreen(Screen[None]):
         yield self.prompt
         yield Footer()
 
-    def on_mount(self) -> None:
+    async def on_mount(self) -> None:
         self.prompt.focus()
+        await self.show_welcome()
+
+    async def on_screen_resume(self) -> None:
+        await self.show_welcome()  # e.g. the history deleted the conversation on show
+
+    async def show_welcome(self) -> None:
+        """(Re)draw the welcome card, for the current provider, if the chat is empty."""
+        transcript = self.pane.transcript
+        await transcript.query_children(Welcome).remove()
+        empty = not transcript.children and not self.pane.conversation.messages
+        if self._welcome is not None and empty:
+            await transcript.mount(Welcome(self._welcome()))
+
+    async def hide_welcome(self) -> None:
+        await self.pane.transcript.query_children(Welcome).remove()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "stop_stream":
@@ -76,6 +95,7 @@ class ChatScreen(Screen[None]):
         if self.editing is not None:
             self._end_edit()  # the draft stays, as a new prompt
         await self.pane.new_chat()
+        await self.show_welcome()
 
     async def action_retry(self) -> None:
         await self.pane.retry()
@@ -103,6 +123,7 @@ class ChatScreen(Screen[None]):
         self.refresh_bindings()
 
     async def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
+        await self.hide_welcome()
         editing = self.editing
         if editing is not None:
             self._end_edit()
