@@ -207,7 +207,9 @@ async def test_plain_text_and_empty_error_bodies(fake_provider: FakeProvider) ->
     assert first.error is not None
     assert first.error.message == "HTTP 503: upstream down"
     assert second.error is not None
-    assert (second.error.code, second.error.message) == ("http_404", "HTTP 404 Not Found")
+    assert second.error.code == "http_404"
+    called = f"(POST {fake_provider.url}/chat/completions): check base_url and api"
+    assert second.error.message == f"HTTP 404 Not Found {called}"
 
 
 @APIS
