@@ -18,10 +18,11 @@ connection: encode/httpx#3782).
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Any
 
@@ -36,24 +37,36 @@ from app.providers.errors import (
     html_text,
     http_error,
     not_found_hint,
-    scrub,
     stream_cut_reason,
     transport_error,
 )
 from app.providers.record import RecordedExchange, Recorder
 from app.providers.requests import build_request, endpoint_url, request_headers
+from app.redaction import (
+    REDACTED,
+    Redactor,
+    provider_secrets,
+    scrub,
+    scrub_cut,
+    without_userinfo,
+)
 from app.wire.engine import StreamEngine
 from app.wire.events import (
     Event,
+    Finish,
     ReasoningDelta,
+    Source,
+    Sources,
     StreamError,
     TextDelta,
     ToolCallArgsDelta,
+    ToolCallEnd,
     ToolCallStart,
 )
 from app.wire.turn import Turn
 
 MAX_DOCUMENT = 32 * 1024 * 1024  # a whole non-streamed answer
+_Channel = tuple[type, int]  # a delta's type and, for tool arguments, the call's index
 _TOKEN_EVENTS = (TextDelta, ReasoningDelta, ToolCallStart, ToolCallArgsDelta)
 _LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
 
@@ -98,9 +111,26 @@ class ProviderClient:
         self.connect_timeout = connect_timeout
         self.recorder = recorder
         self._key = api_key
-        host = httpx.URL(provider.base_url).host if "://" in provider.base_url else ""
+        self.secrets = provider_secrets(provider, api_key)
+        self._target = _sendable(provider, api_key)
+        # A config or environment httpx cannot use (a port that is not a number, a missing
+        # SSL_CERT_FILE, a malformed HTTPS_PROXY) fails each turn with a clear message instead
+        # of raising here, where the caller (a UI action) has no error handling of its own.
+        self._broken: StreamError | None = None
+        self._http: httpx.AsyncClient | None = None
+        try:
+            self._http = self._client(connect_timeout, idle_timeout)
+        except Exception as exc:
+            self._broken = StreamError("bad_config", scrub_cut(_setup_problem(exc), self.secrets))
+
+    def _client(self, connect_timeout: float, idle_timeout: float) -> httpx.AsyncClient:
+        base_url = self._target.base_url
+        try:
+            host = httpx.URL(base_url).host if "://" in base_url else ""
+        except (httpx.InvalidURL, ValueError, TypeError) as exc:
+            raise _BadBaseUrl(str(exc)) from None
         local = host in _LOOPBACK
-        self._http = httpx.AsyncClient(
+        return httpx.AsyncClient(
             timeout=httpx.Timeout(
                 connect=connect_timeout, read=idle_timeout, write=60.0, pool=connect_timeout
             ),
@@ -108,7 +138,7 @@ class ProviderClient:
             # Loopback (the demo, local servers): no proxy from the environment may capture it,
             # and plain HTTP needs no certificate store (loading one costs ~50 ms at start).
             trust_env=not local,
-            verify=not (local and provider.base_url.startswith("http://")),
+            verify=not (local and base_url.startswith("http://")),
         )
 
     async def __aenter__(self) -> ProviderClient:
@@ -118,7 +148,8 @@ class ProviderClient:
         await self.aclose()
 
     async def aclose(self) -> None:
-        await self._http.aclose()
+        if self._http is not None:
+            await self._http.aclose()
 
     async def stream(
         self,
@@ -134,19 +165,26 @@ class ProviderClient:
         `model` overrides the provider's configured model for this request.
         """
         timing = timing if timing is not None else Timing(time.monotonic())
-        run = _Run(turn, timing, on_event, StreamEngine(self.provider.api), (self._key,))
+        run = _Run(turn, timing, on_event, StreamEngine(self.provider.api), self.secrets)
         try:
+            if self._http is None:
+                broken = self._broken or StreamError("bad_config", "no HTTP client")
+                run.fail(broken.code, broken.message)
+                return turn
             request = build_request(
-                self.provider, conversation, self._key, model=model, exclude=turn
+                self._target, conversation, self._key, model=model, exclude=turn
             )
             recorded = None
             if self.recorder is not None:
                 recorded = self.recorder.exchange(
-                    request.method, request.url, request.headers, request.body, (self._key,)
+                    request.method, request.url, request.headers, request.body, self.secrets
                 )
             run.recorded = recorded
-            await self._exchange(run, request.method, request.url, request.headers, request.body)
+            await self._exchange(
+                self._http, run, request.method, request.url, request.headers, request.body
+            )
         except asyncio.CancelledError:
+            run.flush()
             run.record_end("stopped")
             turn.end(stopped=True)
             raise
@@ -155,6 +193,7 @@ class ProviderClient:
             run.record_end("error", str(exc))
         finally:
             timing.ended = time.monotonic()
+            run.flush()
             self._scrub(turn)
             turn.end()
         return turn
@@ -164,10 +203,14 @@ class ProviderClient:
 
         Raises `ProviderError` with a message fit to show.
         """
-        url = endpoint_url(self.provider, "/models")
-        headers = request_headers(self.provider, self._key)
+        if self._http is None:
+            broken = self._broken or StreamError("bad_config", "no HTTP client")
+            raise ProviderError(broken.code, broken.message)
+        url = endpoint_url(self._target, "/models")
+        headers = request_headers(self._target, self._key)
         headers["Accept"] = "application/json"
         headers.pop("Content-Type", None)
+        secrets = self.secrets
         found: list[str] = []
         params: dict[str, str] = {}
         for _page in range(20):
@@ -175,19 +218,21 @@ class ProviderClient:
                 response = await self._http.get(url, headers=headers, params=params)
             except httpx.HTTPError as exc:
                 error = transport_error(exc, url, timeout=self.connect_timeout)
-                raise ProviderError(error.code, scrub(error.message, (self._key,))) from None
+                raise ProviderError(error.code, scrub_cut(error.message, secrets)) from None
             if not response.is_success:
                 error = http_error(
                     response.status_code,
                     response.content[:MAX_ERROR_BODY],
                     content_type=response.headers.get("content-type", ""),
+                    secrets=secrets,
                 )
-                raise ProviderError(error.code, scrub(error.message, (self._key,)))
+                code = error.code and scrub(error.code, secrets)
+                raise ProviderError(code, scrub_cut(error.message, secrets))
             try:
                 document = response.json()
             except ValueError:
                 raise ProviderError("unexpected_answer", "the model list is not JSON") from None
-            found.extend(_model_ids(document))
+            found.extend(scrub(model_id, secrets) for model_id in _model_ids(document))
             last = document.get("last_id") if isinstance(document, dict) else None
             if not (isinstance(document, dict) and document.get("has_more") and last):
                 break
@@ -197,11 +242,17 @@ class ProviderClient:
     # -- one exchange ----------------------------------------------------------------------------
 
     async def _exchange(
-        self, run: _Run, method: str, url: str, headers: dict[str, str], body: dict[str, Any]
+        self,
+        http: httpx.AsyncClient,
+        run: _Run,
+        method: str,
+        url: str,
+        headers: dict[str, str],
+        body: dict[str, Any],
     ) -> None:
         in_body = False
         try:
-            async with self._http.stream(method, url, headers=headers, json=body) as response:
+            async with http.stream(method, url, headers=headers, json=body) as response:
                 run.record_response(response)
                 if not response.is_success:
                     await self._read_error(run, response)
@@ -220,11 +271,12 @@ class ProviderClient:
                 run.record_end("error", error.message)
                 return
             run.apply(run.engine.close())
+            run.flush()
             if isinstance(exc, httpx.TimeoutException):
                 reason = f"no data from the provider for {self.idle_timeout:g} s (idle limit)"
             else:
                 reason = stream_cut_reason(exc)
-            run.turn.end(reason=reason)
+            run.turn.end(reason=scrub_cut(reason, run.secrets))
             run.record_end("error", reason)
 
     async def _read_error(self, run: _Run, response: httpx.Response) -> None:
@@ -242,6 +294,7 @@ class ProviderClient:
             bytes(body),
             content_type=response.headers.get("content-type", ""),
             retry_after=response.headers.get("retry-after"),
+            secrets=run.secrets,
         )
         message = error.message
         if response.status_code == 404:
@@ -282,7 +335,7 @@ class ProviderClient:
         if kind is _Body.DOCUMENT:
             self._read_document(run, bytes(held))
         elif kind is _Body.HTML:
-            page = html_text(held.decode("utf-8", "replace"))
+            page = html_text(scrub(held.decode("utf-8", "replace"), run.secrets))
             run.fail("unexpected_html", f"the provider sent a web page, not a stream: {page}")
         else:
             if held:
@@ -293,19 +346,19 @@ class ProviderClient:
         try:
             document = json.loads(body.decode("utf-8", "replace"))
         except ValueError:
-            sample = body[:120].decode("utf-8", "replace")
+            sample = scrub(body.decode("utf-8", "replace"), run.secrets)[:120]
             run.fail("unexpected_answer", f"the provider's JSON answer does not parse: {sample}")
             return
         run.apply(document_events(document))
 
     def _scrub(self, turn: Turn) -> None:
-        secrets = (self._key,)
+        secrets = self.secrets
         if turn.error is not None:
-            message = scrub(turn.error.message, secrets)
+            message = scrub_cut(turn.error.message, secrets)
             code = scrub(turn.error.code, secrets) if turn.error.code else turn.error.code
             if (code, message) != (turn.error.code, turn.error.message):
                 turn.error = StreamError(code, message)
-        turn.interruption = scrub(turn.interruption, secrets)
+        turn.interruption = scrub_cut(turn.interruption, secrets)
 
 
 class _Run:
@@ -317,10 +370,13 @@ class _Run:
         timing: Timing,
         on_event: Callable[[Event], None] | None,
         engine: StreamEngine,
-        secrets: tuple[str | None, ...] = (),
+        secrets: tuple[str, ...] = (),
     ) -> None:
         self.turn = turn
         self.secrets = secrets
+        # One per stream of pieces (text, reasoning, each call's arguments): a key split across
+        # two deltas is caught; only a tail that could start a key is ever held back.
+        self._redactors: dict[_Channel, Redactor[str]] = {}
         self.timing = timing
         self.on_event = on_event
         self.engine = engine
@@ -343,22 +399,127 @@ class _Run:
     def apply(self, events: list[Event]) -> None:
         if not events:
             return
-        turn, on_event = self.turn, self.on_event
         if self.timing.first_token is None and any(isinstance(e, _TOKEN_EVENTS) for e in events):
             self.timing.first_token = time.monotonic()
+        if not self.secrets:
+            self._deliver(events)
+            return
+        # Scrubbed before the turn holds anything: a render tick may show it at once.
         for event in events:
-            if type(event) is StreamError:
-                # Scrubbed before the turn holds it: a render tick may show it at once.
-                event = StreamError(
-                    event.code and scrub(event.code, self.secrets),
-                    scrub(event.message, self.secrets),
-                )
+            self._deliver(self._redacted(event))
+
+    def _deliver(self, events: list[Event]) -> None:
+        turn, on_event = self.turn, self.on_event
+        for event in events:
             turn.apply(event)
             if on_event is not None:
                 on_event(event)
 
+    def _redacted(self, event: Event) -> list[Event]:
+        kind = type(event)
+        if kind is TextDelta or kind is ReasoningDelta or kind is ToolCallArgsDelta:
+            channel: _Channel = (kind, getattr(event, "index", 0))
+            out = self.flush(but=channel)
+            piece = self._redactor(channel).feed(_piece(event))
+            if piece:
+                out.append(_with_piece(event, piece))
+            return out
+        out = self.flush()
+        out.append(_scrubbed(event, self.secrets))
+        return out
+
+    def _redactor(self, channel: _Channel) -> Redactor[str]:
+        redactor = self._redactors.get(channel)
+        if redactor is None:
+            redactor = self._redactors[channel] = Redactor(self.secrets, REDACTED)
+        return redactor
+
+    def flush(self, but: _Channel | None = None) -> list[Event]:
+        """Release held tails (all channels, or all but one); applied by the caller when
+        `but` is given, else applied here."""
+        out: list[Event] = []
+        for channel, redactor in self._redactors.items():
+            if channel == but or not redactor.pending:
+                continue
+            kind, index = channel
+            out.append(_make_piece(kind, index, redactor.flush()))
+        if but is None and out:
+            self._deliver(out)
+            return []
+        return out
+
     def fail(self, code: str | None, message: str) -> None:
-        self.turn.fail(code and scrub(code, self.secrets), scrub(message, self.secrets))
+        self.turn.fail(code and scrub(code, self.secrets), scrub_cut(message, self.secrets))
+
+
+def _piece(event: Event) -> str:
+    if type(event) is ToolCallArgsDelta:
+        return event.fragment
+    assert type(event) is TextDelta or type(event) is ReasoningDelta
+    return event.text
+
+
+def _make_piece(kind: type, index: int, piece: str) -> Event:
+    if kind is ToolCallArgsDelta:
+        return ToolCallArgsDelta(index, piece)
+    if kind is ReasoningDelta:
+        return ReasoningDelta(piece)
+    return TextDelta(piece)
+
+
+def _with_piece(event: Event, piece: str) -> Event:
+    if type(event) is ToolCallArgsDelta:
+        return ToolCallArgsDelta(event.index, piece)
+    return _make_piece(type(event), 0, piece)
+
+
+def _scrubbed(event: Event, secrets: tuple[str, ...]) -> Event:
+    """A non-delta event with every text a server chose scrubbed (ids, names, finish words)."""
+    if type(event) is StreamError:
+        return StreamError(event.code and scrub(event.code, secrets), scrub(event.message, secrets))
+    if type(event) is ToolCallStart:
+        return replace(event, id=scrub(event.id, secrets), name=scrub(event.name, secrets))
+    if type(event) is ToolCallEnd and event.arguments is not None:
+        return replace(event, arguments=scrub(event.arguments, secrets))
+    if type(event) is Finish:
+        return Finish(scrub(event.reason, secrets), scrub(event.detail, secrets))
+    if type(event) is Sources:
+        items = tuple(Source(scrub(s.url, secrets), scrub(s.title, secrets)) for s in event.items)
+        return Sources(items)
+    return event
+
+
+def _sendable(provider: ProviderConfig, api_key: str | None) -> ProviderConfig:
+    """The provider as requests are sent: `user:pass@` is taken out of the base URL.
+
+    httpx would turn URL userinfo into Basic auth that silently replaces the Bearer key; the
+    key (or an Authorization header of the provider's own) wins, and only a provider with
+    neither sends the userinfo, as an explicit Basic Authorization header.
+    """
+    bare, user, password = without_userinfo(provider.base_url)
+    if bare == provider.base_url:
+        return provider
+    headers = dict(provider.headers)
+    has_auth = any(name.lower() in ("authorization", "x-api-key") for name in headers)
+    if not api_key and not has_auth and (user or password):
+        token = base64.b64encode(f"{user or ''}:{password or ''}".encode()).decode("ascii")
+        headers["Authorization"] = f"Basic {token}"
+    return replace(provider, base_url=bare, headers=headers)
+
+
+class _BadBaseUrl(ValueError):
+    """httpx cannot parse the provider's base URL."""
+
+
+def _setup_problem(exc: Exception) -> str:
+    """Why the HTTP client could not be made, and where to look."""
+    if isinstance(exc, _BadBaseUrl):
+        return f"cannot use the provider's base_url ({exc}): fix base_url in the config"
+    detail = str(exc) or type(exc).__name__
+    return (
+        f"cannot set up the connection ({detail}): check SSL_CERT_FILE and SSL_CERT_DIR, "
+        "and HTTPS_PROXY, HTTP_PROXY and ALL_PROXY in the environment"
+    )
 
 
 def _body_kind(head: bytes) -> _Body | None:

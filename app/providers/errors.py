@@ -3,7 +3,9 @@
 A provider's own words are the most useful thing to show, so each format's JSON error shape is
 read first (OpenAI `{"error": {...}}`, Anthropic `{"type": "error", "error": {...}}`, plain
 `{"message"}` / `{"detail"}`); an HTML page or plain text is shown tag-stripped and trimmed.
-Every message passes through `scrub` so an echoed API key never reaches the screen.
+Every message passes through `scrub` so an echoed API key never reaches the screen: a body is
+scrubbed with the caller's secrets before it is parsed or cut to length, so no cut can leave the
+start of a key behind.
 """
 
 from __future__ import annotations
@@ -18,12 +20,12 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
+from app.redaction import REDACTED, scrub
 from app.wire.events import StreamError
 from app.wire.surrogates import mend
 
 MAX_ERROR_BODY = 64 * 1024  # bytes of an error body worth reading
 MAX_MESSAGE = 300  # characters of a non-JSON body worth showing
-REDACTED = "[redacted]"
 
 _TAG = re.compile(r"<[^>]*>")
 _HIDDEN = re.compile(r"<(script|style|head)\b.*?</\1\s*>", re.IGNORECASE | re.DOTALL)
@@ -40,18 +42,19 @@ class ProviderError(Exception):
         self.message = message
 
 
-def scrub(text: str, secrets: Iterable[str | None]) -> str:
-    for secret in secrets:
-        if secret and secret in text:
-            text = text.replace(secret, REDACTED)
-    return text
-
-
 def http_error(
-    status: int, body: bytes, *, content_type: str = "", retry_after: str | None = None
+    status: int,
+    body: bytes,
+    *,
+    content_type: str = "",
+    retry_after: str | None = None,
+    secrets: Iterable[str | None] = (),
 ) -> StreamError:
     """A non-2xx answer: the provider's code (else `http_<status>`) and its message."""
-    code, message = error_from_body(body, content_type)
+    secrets = tuple(secrets)
+    code, message = error_from_body(body, content_type, secrets)
+    if retry_after:
+        retry_after = scrub(retry_after, secrets)
     reason = httpx.codes.get_reason_phrase(status)
     head = f"HTTP {status}" + (f" {reason}" if reason and not message else "")
     text = f"{head}: {message}" if message else head
@@ -97,9 +100,13 @@ def _plain_url(url: str) -> str:
     return urlunsplit((parts.scheme, f"{host}:{port}" if port else host, parts.path, "", ""))
 
 
-def error_from_body(body: bytes, content_type: str = "") -> tuple[str | None, str]:
-    """(code, message) from an error body of any shape; ("", "") for an empty one."""
-    text = body[:MAX_ERROR_BODY].decode("utf-8", "replace").strip()
+def error_from_body(
+    body: bytes, content_type: str = "", secrets: Iterable[str | None] = ()
+) -> tuple[str | None, str]:
+    """(code, message) from an error body of any shape; ("", "") for an empty one.
+
+    `secrets` are scrubbed from the whole body first, before anything is parsed or cut."""
+    text = scrub(body[:MAX_ERROR_BODY].decode("utf-8", "replace"), secrets).strip()
     if not text:
         return None, ""
     document = _json_document(text)

@@ -16,7 +16,10 @@ A response line is missing when no answer arrived. Several exchanges may share a
 line carries `"n"`, the exchange's number in the file, so concurrent streams can interleave.
 
 Secrets never reach the file: auth headers (`Authorization`, `x-api-key`, ...) are replaced by
-"[redacted]", and the key string itself is replaced wherever it appears, even in response bytes.
+"[redacted]", the URL loses its userinfo, and every secret of the provider (app/redaction.py)
+is replaced wherever it appears, in the request body and in response bytes, even when a server
+echoes it split across two network reads: a read's last bytes that could start a secret are
+held back and written with the next read (or at the end).
 """
 
 from __future__ import annotations
@@ -31,7 +34,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
+from app.redaction import Redactor, redact_url, scrub_json, secret_name
+
 FORMAT = "triptych-recording/1"
+FRAGMENT = 8  # this many characters of a secret in a row are redacted in response bytes
 REDACTED = "[redacted]"
 SECRET_HEADERS = frozenset(
     {"authorization", "proxy-authorization", "x-api-key", "api-key", "x-goog-api-key", "cookie"}
@@ -39,12 +45,16 @@ SECRET_HEADERS = frozenset(
 
 
 def redact_headers(
-    headers: Mapping[str, str], secrets: Iterable[str | None] = ()
+    headers: Mapping[str, str], secrets: Iterable[str | None] = (), *, by_name: bool = False
 ) -> dict[str, str]:
+    """Auth headers and any header holding a secret become "[redacted]"; `by_name` also takes
+    every header whose name looks like a credential's (for what the app itself sends)."""
     keys = [s for s in secrets if s]
     out: dict[str, str] = {}
     for name, value in headers.items():
-        if name.lower() in SECRET_HEADERS or any(k in value for k in keys):
+        lowered = name.lower()
+        named = lowered in SECRET_HEADERS or (by_name and secret_name(lowered))
+        if named or any(k in value for k in keys):
             out[name] = REDACTED
         else:
             out[name] = value
@@ -76,9 +86,9 @@ class Recorder:
                 "format": FORMAT,
                 "time": datetime.now(UTC).isoformat(timespec="milliseconds"),
                 "method": method,
-                "url": url,
-                "headers": redact_headers(headers, recorded.secrets),
-                "body": body,
+                "url": redact_url(url, recorded.secrets),
+                "headers": redact_headers(headers, recorded.secrets, by_name=True),
+                "body": scrub_json(body, recorded.secrets),
             }
         )
         return recorded
@@ -104,6 +114,8 @@ class RecordedExchange:
         self.number = number
         self.secrets = secrets
         self._start = time.monotonic()
+        # Fragments too: a key echoed split over two events leaves no whole copy in the bytes.
+        self._bytes = Redactor([s.encode() for s in secrets], REDACTED.encode(), fragments=FRAGMENT)
 
     def response(self, status: int, headers: Mapping[str, str]) -> None:
         self.write(
@@ -116,8 +128,11 @@ class RecordedExchange:
         )
 
     def data(self, piece: bytes) -> None:
-        for secret in self.secrets:
-            piece = piece.replace(secret.encode(), REDACTED.encode())
+        piece = self._bytes.feed(piece)
+        if piece:
+            self._data_line(piece)
+
+    def _data_line(self, piece: bytes) -> None:
         line: dict[str, Any] = {"type": "data", "t": self._elapsed()}
         try:
             line["text"] = piece.decode("utf-8")
@@ -126,10 +141,13 @@ class RecordedExchange:
         self.write(line)
 
     def end(self, outcome: str, detail: str = "") -> None:
+        held = self._bytes.flush()
+        if held:
+            self._data_line(held)
         self.write({"type": "end", "t": self._elapsed(), "outcome": outcome, "detail": detail})
 
     def write(self, line: dict[str, Any]) -> None:
-        text = json.dumps({**line, "n": self.number}, ensure_ascii=False)
+        text = json.dumps(scrub_json({**line, "n": self.number}, self.secrets), ensure_ascii=False)
         for secret in self.secrets:
             text = text.replace(secret, REDACTED)
         self.recorder.write_line(text)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -43,7 +44,7 @@ class FakeProvider:
     """A loopback provider. `url` is a base URL; `requests` lists what arrived, in order."""
 
     def __init__(self) -> None:
-        self.replies: deque[Reply] = deque()
+        self.replies: deque[Reply | Callable[[SeenRequest], Reply]] = deque()
         self._server = LoopbackServer(self._route)
 
     @property
@@ -54,7 +55,8 @@ class FakeProvider:
     def requests(self) -> list[SeenRequest]:
         return self._server.requests
 
-    def push(self, *replies: Reply) -> FakeProvider:
+    def push(self, *replies: Reply | Callable[[SeenRequest], Reply]) -> FakeProvider:
+        """Queue replies; a callable is a reply made from the request it answers (`echoing`)."""
         self.replies.extend(replies)
         return self
 
@@ -80,7 +82,8 @@ class FakeProvider:
     def _route(self, request: SeenRequest) -> Reply:
         if not self.replies:
             return json_reply(500, {"error": {"message": "the fake has no reply queued"}})
-        return self.replies.popleft()
+        reply = self.replies.popleft()
+        return reply if isinstance(reply, Reply) else reply(request)
 
 
 # -- replies -------------------------------------------------------------------------------------
@@ -175,6 +178,20 @@ def paced_forever(api: Api, answer: Answer = ANSWER, *, delay: float = 0.05) -> 
     """The first events, then one text piece every `delay` seconds for a long time."""
     long_answer = replace(answer, text=tuple(f"word{i} " for i in range(2000)))
     return stream(api, long_answer, delay=delay)
+
+
+def credentials_of(request: SeenRequest) -> str:
+    """Everything a request carried that a careless server echoes back: its path and query,
+    every header value and the whole body."""
+    headers = " ".join(f"{name}: {value}" for name, value in request.headers.items())
+    return f"{request.path} {headers} {request.body.decode('utf-8', 'replace')}"
+
+
+def echoing(make: Callable[[str], Reply]) -> Callable[[SeenRequest], Reply]:
+    """A reply that echoes the request's credentials: `make(text)` with `credentials_of`.
+
+    e.g. `fake.push(echoing(lambda seen: http_error(api, 401, "bad_key", seen)))`."""
+    return lambda request: make(credentials_of(request))
 
 
 def _paced(sent: list[bytes], delay: float) -> tuple[Step, ...]:
@@ -279,8 +296,10 @@ def document_of(api: Api, answer: Answer = ANSWER) -> dict[str, Any]:
 __all__ = [
     "ANSWER",
     "FakeProvider",
+    "credentials_of",
     "cut_mid_event",
     "document_of",
+    "echoing",
     "html_page",
     "http_error",
     "json_answer",

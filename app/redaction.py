@@ -1,0 +1,312 @@
+"""What counts as a secret of a provider, and how it is taken out of text the app writes or draws.
+
+One place decides, so every writer (the client's turns and errors, recordings, `ask` output,
+crash reports) redacts the same things: the resolved key; every value of an auth-like header
+(and the credential after a scheme word such as `Bearer`); the userinfo and secret-named query
+values of the base URL; the values of `[params]` entries whose name looks like a secret.
+
+Streams are redacted across read boundaries by `Redactor`: it holds back only a tail that could
+be the start of a secret, so a key split over two network reads or two deltas never gets out.
+This module imports nothing of the app at run time: the config loader uses `looks_like_key`.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, AnyStr, Generic
+from urllib.parse import parse_qsl, unquote, urlsplit, urlunsplit
+
+if TYPE_CHECKING:
+    from app.config import ProviderConfig
+
+REDACTED = "[redacted]"
+MIN_DERIVED = 4  # a value found by its name (a user name, a param) shorter than this is not
+# redacted: replacing every "ab" in an answer would hide more than it protects
+_SECRET_NAME = re.compile(
+    r"key|token|secret|auth|passw|pwd|credential|session|cookie|signature|^sig$", re.IGNORECASE
+)
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_KEY_PREFIX = re.compile(r"^((sk|pk|rk|gsk|xai|hf|ghp|gho|ghs|github_pat|glpat)[-_]|AIza|AKIA|eyJ)")
+_UPPER_NAME = re.compile(r"^[A-Z][A-Z0-9]*(_[A-Z0-9]+)*$")
+
+
+def secret_name(name: str) -> bool:
+    """A header, query or param name whose value is a credential (X-Api-Key, access_token)."""
+    return bool(_SECRET_NAME.search(name))
+
+
+def provider_secrets(provider: ProviderConfig, api_key: str | None) -> tuple[str, ...]:
+    """Every secret string the app knows for this provider, longest first (so a secret that
+    contains another is replaced whole)."""
+    found: list[str] = []
+    if api_key:
+        found.append(api_key)
+        found.append(api_key.strip())
+    if provider.api_key:
+        found.append(provider.api_key)
+    for name, value in provider.headers.items():
+        if secret_name(name):
+            found.extend(_header_secrets(value))
+    found.extend(url_secrets(provider.base_url))
+    found.extend(_param_secrets(provider.params, inside_secret=False))
+    return unique(found)
+
+
+def unique(values: Iterable[str | None]) -> tuple[str, ...]:
+    """Non-empty, without repeats, longest first."""
+    seen = {v for v in values if v}
+    return tuple(sorted(seen, key=lambda v: (-len(v), v)))
+
+
+def url_secrets(url: str) -> list[str]:
+    """The user, password and secret-named query values of a URL (raw and percent-decoded)."""
+    try:
+        parts = urlsplit(url)
+        username, password = parts.username, parts.password
+    except ValueError:
+        return []
+    found: list[str] = []
+    if password:
+        found += [password, unquote(password)]
+    if username and (not password or len(username) >= 8 or looks_like_key(username)):
+        found += [v for v in (username, unquote(username)) if len(v) >= MIN_DERIVED]
+    for raw in parts.query.split("&"):
+        name, _, value = raw.partition("=")
+        if value and secret_name(unquote(name)):
+            found += [v for v in (value, unquote(value)) if len(v) >= MIN_DERIVED]
+    for name, value in parse_qsl(parts.query, keep_blank_values=False):
+        if secret_name(name) and len(value) >= MIN_DERIVED:
+            found.append(value)
+    return found
+
+
+def without_userinfo(url: str) -> tuple[str, str | None, str | None]:
+    """(the URL without `user:pass@`, the user, the password); the URL unchanged if it has none."""
+    try:
+        parts = urlsplit(url)
+        username, password = parts.username, parts.password
+    except ValueError:
+        return url, None, None
+    if "@" not in parts.netloc:
+        return url, None, None
+    host = parts.netloc.rpartition("@")[2]
+    bare = urlunsplit((parts.scheme, host, parts.path, parts.query, parts.fragment))
+    return bare, unquote(username) if username else None, unquote(password) if password else None
+
+
+def redact_url(url: str, secrets: Iterable[str | None] = ()) -> str:
+    """The URL fit to write down: userinfo replaced, secret values scrubbed."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return scrub(url, secrets)
+    if "@" in parts.netloc:
+        host = parts.netloc.rpartition("@")[2]
+        netloc = f"{REDACTED}@{host}"
+        url = urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+    return scrub(url, unique([*secrets, *url_secrets(url)]))
+
+
+def _header_secrets(value: str) -> list[str]:
+    found = [value, value.strip()]
+    scheme, _, credential = value.strip().partition(" ")
+    credential = credential.strip()
+    if credential:
+        found.append(credential)
+        if scheme.lower() == "basic":
+            try:
+                decoded = base64.b64decode(credential, validate=True).decode("utf-8")
+            except (binascii.Error, UnicodeDecodeError):
+                decoded = ""
+            user, _, password = decoded.partition(":")
+            found += [decoded, password] + ([user] if len(user) >= 8 else [])
+    return [v for v in found if len(v) >= MIN_DERIVED or v is value]
+
+
+def _param_secrets(value: Any, *, inside_secret: bool) -> list[str]:
+    found: list[str] = []
+    if isinstance(value, Mapping):
+        for name, item in value.items():
+            found += _param_secrets(item, inside_secret=inside_secret or secret_name(str(name)))
+    elif isinstance(value, list | tuple):
+        for item in value:
+            found += _param_secrets(item, inside_secret=inside_secret)
+    elif inside_secret and isinstance(value, str) and len(value) >= MIN_DERIVED:
+        found.append(value)
+    return found
+
+
+def scrub(text: str, secrets: Iterable[str | None]) -> str:
+    """`text` with every copy of every secret replaced by "[redacted]"."""
+    for secret in secrets:
+        if secret and secret in text:
+            text = text.replace(secret, REDACTED)
+    return text
+
+
+def scrub_cut(text: str, secrets: Iterable[str | None], *, ellipsis: str = "…") -> str:
+    """`scrub`, and for text that was cut short: a start of a secret at the cut goes too."""
+    known = [s for s in secrets if s]
+    text = scrub(text, known)
+    body = text.removesuffix(ellipsis)
+    cut = len(body) - held_tail(body, known)
+    if cut < len(body):
+        return body[:cut] + REDACTED + text[len(body) :]
+    return text
+
+
+def scrub_json(value: Any, secrets: Sequence[str]) -> Any:
+    """A copy of a JSON value with every string (keys included) scrubbed."""
+    if isinstance(value, str):
+        return scrub(value, secrets)
+    if isinstance(value, dict):
+        return {scrub(str(k), secrets): scrub_json(v, secrets) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [scrub_json(v, secrets) for v in value]
+    return value
+
+
+def held_tail(text: AnyStr, secrets: Sequence[AnyStr]) -> int:
+    """How many characters at the end of `text` could be the beginning of a secret."""
+    longest = max((len(s) for s in secrets), default=0)
+    start = max(0, len(text) - longest + 1)
+    firsts = {s[:1] for s in secrets}
+    for i in range(start, len(text)):
+        if text[i : i + 1] not in firsts:
+            continue
+        tail = text[i:]
+        if any(s.startswith(tail) for s in secrets):
+            return len(text) - i
+    return 0
+
+
+class Redactor(Generic[AnyStr]):
+    """Scrubs a stream of pieces (bytes or str) so a secret split across pieces is caught.
+
+    `feed` returns what is safe to pass on now; `flush` returns the rest at the end. With
+    `fragments=N`, every run of N characters of a secret is redacted too: raw bytes framed as
+    events can hold a key in two halves with framing between (no whole copy to find).
+    """
+
+    def __init__(self, secrets: Sequence[AnyStr], redacted: AnyStr, *, fragments: int = 0) -> None:
+        patterns: set[AnyStr] = set()
+        for secret in secrets:
+            if not secret:
+                continue
+            if fragments and len(secret) > fragments:
+                patterns.update(
+                    secret[i : i + fragments] for i in range(len(secret) - fragments + 1)
+                )
+            else:
+                patterns.add(secret)
+        self.patterns: tuple[AnyStr, ...] = tuple(sorted(patterns, key=len, reverse=True))
+        self.redacted: AnyStr = redacted
+        self._held: AnyStr = redacted[:0]
+        self._limit = 4 * max((len(p) for p in self.patterns), default=0)
+
+    def feed(self, piece: AnyStr) -> AnyStr:
+        if not self.patterns:
+            return piece
+        text: AnyStr = self._held + piece
+        runs = covered(text, self.patterns)
+        cut = len(text) - held_tail(text, self.patterns)
+        for start, end in runs:
+            if end > cut:  # a match reaching into the held tail may grow: hold it whole
+                cut = min(cut, start)
+        if len(text) - cut > self._limit:
+            cut = len(text)  # a pathological run of one secret: never hold without bound
+        held: AnyStr = text[cut:]
+        self._held = held
+        return _replaced(text[:cut], [r for r in runs if r[1] <= cut], self.redacted)
+
+    @property
+    def pending(self) -> bool:
+        return bool(self._held)
+
+    def flush(self) -> AnyStr:
+        """What is held, redacted; a held start of a secret (4+ characters) is redacted too."""
+        held: AnyStr = self._held
+        self._held = self.redacted[:0]
+        if not held:
+            return held
+        done = _replaced(held, covered(held, self.patterns), self.redacted)
+        tail = held_tail(done, self.patterns)
+        if tail >= 4:
+            done = done[: len(done) - tail] + self.redacted
+        return done
+
+
+def covered(text: AnyStr, patterns: Sequence[AnyStr]) -> list[tuple[int, int]]:
+    """The (start, end) spans of `text` covered by copies of `patterns`, merged, in order."""
+    spans: list[tuple[int, int]] = []
+    for pattern in patterns:
+        at = text.find(pattern)
+        while at != -1:
+            spans.append((at, at + len(pattern)))
+            at = text.find(pattern, at + 1)
+    if not spans:
+        return []
+    spans.sort()
+    merged = [spans[0]]
+    for start, end in spans[1:]:
+        last_start, last_end = merged[-1]
+        if start < last_end:
+            merged[-1] = (last_start, max(last_end, end))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+def _replaced(text: AnyStr, spans: list[tuple[int, int]], redacted: AnyStr) -> AnyStr:
+    if not spans:
+        return text
+    parts: list[AnyStr] = []
+    at = 0
+    for start, end in spans:
+        parts += [text[at:start], redacted]
+        at = end
+    parts.append(text[at:])
+    joined: AnyStr = redacted[:0].join(parts)
+    return joined
+
+
+def looks_like_key(value: str) -> bool:
+    """A value that is more likely a pasted key than the NAME of an environment variable."""
+    value = value.strip()
+    if not value:
+        return False
+    if not _ENV_NAME.match(value) or _KEY_PREFIX.match(value):
+        return True
+    if _UPPER_NAME.match(value):
+        return len(value) >= 32 and "_" not in value  # FOO_API_KEY is a name, 40 random caps not
+    digits = sum(c.isdigit() for c in value)
+    return len(value) >= 20 and digits >= 3 and value.count("_") <= 1
+
+
+def shown_env_name(name: str) -> str:
+    """An `api_key_env` value fit to print: the name, or a mask when it looks like a key."""
+    if looks_like_key(name):
+        return f"[a key? {len(name)} characters, not shown]"
+    return name
+
+
+__all__ = [
+    "REDACTED",
+    "Redactor",
+    "covered",
+    "held_tail",
+    "looks_like_key",
+    "provider_secrets",
+    "redact_url",
+    "scrub",
+    "scrub_cut",
+    "scrub_json",
+    "secret_name",
+    "shown_env_name",
+    "unique",
+    "url_secrets",
+    "without_userinfo",
+]
