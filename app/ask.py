@@ -26,8 +26,8 @@ from app.demo.samples import DEMO_LABEL
 from app.demo.server import Pacing, is_demo, start_demo_server
 from app.display.sanitize import clean
 from app.providers.client import ProviderClient, Timing
-from app.providers.errors import scrub
 from app.providers.record import Recorder
+from app.redaction import provider_secrets, scrub
 from app.wire.events import Event, ReasoningDelta, TextDelta
 from app.wire.turn import Turn, TurnStatus
 
@@ -149,7 +149,9 @@ class _Printer:
             self.stderr.flush()
 
     def finish(self, turn: Turn, timing: Timing) -> None:
-        secrets = (self.job.api_key,)
+        # The client already scrubbed the turn and every event; this is the same rule again
+        # for anything printed from the job itself.
+        secrets = provider_secrets(self.job.provider, self.job.api_key)
         if self.job.json_output:
             document = answer_json(self.job.provider, turn, timing)
             self.stdout.write(scrub(json.dumps(document), secrets) + "\n")
@@ -161,7 +163,8 @@ class _Printer:
         if self._reasoning_open:
             self.stderr.write("\n")
         for call in turn.tool_calls:
-            self.stderr.write(clean(f"tool call {call.name} {call.id}: {call.arguments}") + "\n")
+            line = f"tool call {call.name} {call.id}: {call.arguments}"
+            self.stderr.write(scrub(clean(line), secrets) + "\n")
         self.stderr.write(scrub(clean(summary_line(self.job.provider, turn, timing)), secrets))
         self.stderr.write("\n")
         self.stderr.flush()

@@ -41,8 +41,8 @@ from app.demo.samples import DEMO_LABEL
 from app.demo.server import DemoServer, Pacing, is_demo, start_demo_server
 from app.display.sanitize import clean, clean_line
 from app.providers.client import Timing
-from app.providers.errors import scrub
 from app.providers.record import Recorder
+from app.redaction import provider_secrets, scrub, unique
 from app.wire.turn import Turn, TurnStatus
 
 
@@ -142,7 +142,11 @@ class _BlockPrinter:
         self.job = job
         self.stdout = stdout
         self.stderr = stderr
-        self.secrets = tuple(job.api_keys)
+        self.secrets = unique(
+            s
+            for provider, key in zip(job.providers, job.api_keys, strict=True)
+            for s in provider_secrets(provider, key)
+        )
         self._finished: set[int] = set()
         self._printed = 0
 
@@ -176,15 +180,16 @@ class _BlockPrinter:
         self.stdout.write(clean_line(head) + "\n")
         self.stdout.flush()
         if self.job.show_reasoning and turn.reasoning:
-            reasoning = clean(turn.reasoning)
+            reasoning = scrub(clean(turn.reasoning), self.secrets)
             self.stderr.write(reasoning + ("" if reasoning.endswith("\n") else "\n"))
             self.stderr.flush()
-        text = clean(turn.text)
+        text = scrub(clean(turn.text), self.secrets)
         if text:
             self.stdout.write(text + ("" if text.endswith("\n") else "\n"))
         self.stdout.flush()
         for call in turn.tool_calls:
-            self.stderr.write(clean(f"tool call {call.name} {call.id}: {call.arguments}") + "\n")
+            call_line = f"tool call {call.name} {call.id}: {call.arguments}"
+            self.stderr.write(scrub(clean(call_line), self.secrets) + "\n")
         line = summary_line(provider, turn, run.timing or Timing(0.0))
         cost = stats_of(run).cost
         if cost is not None:
