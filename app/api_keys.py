@@ -10,6 +10,7 @@ import os
 from collections.abc import Mapping
 
 from app.config import ConfigError, ProviderConfig
+from app.redaction import shown_env_name
 
 
 class MissingApiKey(ConfigError):
@@ -28,10 +29,14 @@ def resolve_api_key(
 
 def missing_key_message(provider: ProviderConfig) -> str:
     where = f" in {provider.source}" if provider.source else ""
-    return (
-        f"provider {provider.name!r} needs an API key: "
-        f"set {provider.api_key_env} (named by api_key_env{where})"
-    )
+    name = provider.api_key_env or ""
+    if name != shown_env_name(name):  # a key pasted where the variable's name goes
+        return (
+            f"provider {provider.name!r} needs an API key: api_key_env{where} holds "
+            f"{shown_env_name(name)}; it should name a variable, not hold the key — "
+            "put the key in an environment variable and name that variable here"
+        )
+    return f"provider {provider.name!r} needs an API key: set {name} (named by api_key_env{where})"
 
 
 def require_api_key(

@@ -21,6 +21,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from app.paths import locate_config
+from app.redaction import looks_like_key
 from app.toml_lines import KeyLines, Keys, dotted
 from app.wire.engine import Api
 
@@ -440,6 +441,10 @@ class _Validator:
                 "not the key itself; put the key in that variable",
             )
             env_name = None
+        elif env_name is not None and looks_like_key(env_name):
+            self.warn(
+                (*keys, "api_key_env"), "api_key_env should name a variable, not hold the key"
+            )
         api_key = self.text(body, (*keys, "api_key"))
         problem = None if api_key is None else _sendable_problem(api_key)
         if problem is not None:

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from urllib.parse import urlsplit, urlunsplit
 
 from app.config import DEMO, Config, ProviderConfig
+from app.redaction import shown_env_name
 
 COLUMNS = ("provider", "api", "model", "key", "base url")
 
@@ -20,11 +21,12 @@ def key_status(provider: ProviderConfig, environ: Mapping[str, str]) -> str:
         return "not needed"  # the built-in demos: demo, demo-messages, demo-responses
     if provider.api_key_env:
         is_set = bool(environ.get(provider.api_key_env, "").strip())
+        name = shown_env_name(provider.api_key_env)  # a key pasted there is masked
         if is_set:
-            return f"set (${provider.api_key_env})"
+            return f"set (${name})"
         if provider.api_key:
-            return f"in file (${provider.api_key_env} unset)"
-        return f"MISSING: set ${provider.api_key_env}"
+            return f"in file (${name} unset)"
+        return f"MISSING: set ${name}"
     return "in file" if provider.api_key else "none (keyless)"
 
 
