@@ -28,6 +28,7 @@ from app.ui import textual_layout
 from app.ui.commands import Choice, TriptychCommands
 from app.ui.compare_actions import close_comparisons, startup_screen
 from app.ui.connect import ClientMaker, StartChoice, start_choice
+from app.ui.crash_report import crash_report
 from app.ui.history_actions import HistoryActions
 from app.ui.lag_probe import LagProbe
 from app.ui.palette import palette_choices
@@ -248,6 +249,12 @@ class TriptychApp(App[int]):
         await self._maker.aclose()
         self.exit(0)
 
+    def _fatal_error(self) -> None:
+        """Textual's crash exit, with a report that has no locals and no secrets in it."""
+        self.bell()
+        self._exit_renderables.append(crash_report(self.config))
+        self._close_messages_no_wait()
+
     def on_unmount(self) -> None:
         """However the app ends: GC back on, the demo server down, the lag report written."""
         self.render_clock.stop()
@@ -277,7 +284,7 @@ def run_tui(
         compare=compare,
     )
     result = app.run()
-    return int(result or 0)
+    return app.return_code or int(result or 0)  # a crash sets return_code 1
 
 
 __all__ = ["TriptychApp", "run_tui"]

@@ -1,0 +1,37 @@
+"""The report printed when the app crashes: the traceback without locals, every secret scrubbed.
+
+Textual's own report shows each frame's local variables, and those hold API keys (a client, a
+request's headers, a base URL with `?key=`). This one shows the frames and the exception only,
+with every secret of every configured provider (app/redaction.py) replaced.
+"""
+
+from __future__ import annotations
+
+import sys
+import traceback
+
+from rich.text import Text
+
+from app.api_keys import resolve_api_key
+from app.config import Config
+from app.redaction import provider_secrets, scrub, unique
+
+
+def config_secrets(config: Config) -> tuple[str, ...]:
+    """Every secret of every provider the config knows, keys from the environment included."""
+    return unique(
+        secret
+        for provider in config.providers.values()
+        for secret in provider_secrets(provider, resolve_api_key(provider))
+    )
+
+
+def crash_report(config: Config) -> Text:
+    """The exception being handled, as plain text (never markup), fit to print."""
+    kind, error, trace = sys.exc_info()
+    lines = traceback.format_exception(kind, error, trace) if error is not None else []
+    body = scrub("".join(lines), config_secrets(config))
+    return Text.assemble(("Triptych crashed; please report this:\n", "bold red"), body)
+
+
+__all__ = ["config_secrets", "crash_report"]
