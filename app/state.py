@@ -20,6 +20,8 @@ from pathlib import Path
 
 import tomli_w
 
+from app.display.sanitize import clean_line
+
 HEADER = "# Written by triptych to remember your last choices. Settings go in config.toml.\n"
 
 
@@ -33,6 +35,18 @@ class State:
 
 
 FIELDS = ("provider", "model", "theme", "config_default", "config_model")
+MODEL_FIELDS = ("model", "config_model")
+
+
+def valid_model_id(model: str) -> bool:
+    """A model id fit to store and show: not empty, no surrounding space, and no control
+    characters, C1 codes or bidi overrides (a server's `GET /models` may send any of them,
+    and an escape sequence would reach the terminal from the header)."""
+    return bool(model) and model.strip() == model and clean_line(model) == model
+
+
+def _valid(name: str, value: str) -> bool:
+    return valid_model_id(value) if name in MODEL_FIELDS else bool(value)
 
 
 def load_state(path: Path) -> State:
@@ -42,7 +56,9 @@ def load_state(path: Path) -> State:
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
         return State()
     values = {
-        name: value for name in FIELDS if isinstance(value := document.get(name), str) and value
+        name: value
+        for name in FIELDS
+        if isinstance(value := document.get(name), str) and _valid(name, value)
     }
     return State(**values)
 
@@ -51,7 +67,11 @@ def save_state(path: Path, state: State) -> None:
     """Write atomically (temp file + rename in the same dir). Raises OSError; callers should
     treat a failure as a lost preference, not as fatal."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    values = {name: value for name, value in asdict(state).items() if value is not None}
+    values = {
+        name: value
+        for name, value in asdict(state).items()
+        if value is not None and _valid(name, value)
+    }
     text = HEADER + tomli_w.dumps(values)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:

@@ -1,5 +1,6 @@
-"""Command palette entries. Names are shown as literal Content: a model id from `GET /models`
-is provider data and must not be parsed as markup (Textual's SimpleProvider would)."""
+"""Command palette entries. Names are shown as literal Content and help texts escaped: a model
+id from `GET /models` is provider data and must not be parsed as markup (Textual's
+SimpleProvider would)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.command import CommandPalette, DiscoveryHit, Hit, Hits, Matcher, Provider
 from textual.content import Content
+from textual.markup import escape
 
 from app.display.sanitize import clean_line
 
@@ -23,6 +25,12 @@ class Choice:
     help: str = ""
 
 
+def literal_help(choice: Choice) -> str | None:
+    """The palette parses help text as markup: escaped, so a model id in it ("now: …") shows
+    as it is."""
+    return escape(clean_line(choice.help)) if choice.help else None
+
+
 def literal_hit(matcher: Matcher, choice: Choice) -> Hit | None:
     name = clean_line(choice.name)
     score, offsets = matcher.fuzzy_search.match(matcher.query, name)
@@ -32,7 +40,7 @@ def literal_hit(matcher: Matcher, choice: Choice) -> Hit | None:
     for offset in offsets:
         if not name[offset].isspace():
             content = content.stylize(matcher.match_style, offset, offset + 1)
-    return Hit(score, content, choice.run, text=name, help=choice.help or None)
+    return Hit(score, content, choice.run, text=name, help=literal_help(choice))
 
 
 class ChoiceProvider(Provider):
@@ -51,7 +59,7 @@ class ChoiceProvider(Provider):
     async def discover(self) -> Hits:
         for choice in self.choices():
             name = clean_line(choice.name)
-            yield DiscoveryHit(Content(name), choice.run, text=name, help=choice.help or None)
+            yield DiscoveryHit(Content(name), choice.run, text=name, help=literal_help(choice))
 
 
 class TriptychCommands(ChoiceProvider):
