@@ -20,10 +20,12 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from enum import Enum
+from importlib.util import find_spec
 from typing import Any
 
 import httpx
@@ -69,6 +71,12 @@ MAX_DOCUMENT = 32 * 1024 * 1024  # a whole non-streamed answer
 _Channel = tuple[type, int]  # a delta's type and, for tool arguments, the call's index
 _TOKEN_EVENTS = (TextDelta, ReasoningDelta, ToolCallStart, ToolCallArgsDelta)
 _LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
+_READABLE_ENCODINGS = frozenset(
+    {"identity", "gzip", "deflate"}
+    | ({"br"} if find_spec("brotli") or find_spec("brotlicffi") else set())
+    | ({"zstd"} if find_spec("zstandard") else set())
+)
+_TOKEN = re.compile(r"[a-z0-9][a-z0-9._+-]{0,23}")
 
 
 @dataclass(slots=True)
@@ -281,12 +289,14 @@ class ProviderClient:
 
     async def _read_error(self, run: _Run, response: httpx.Response) -> None:
         body = bytearray()
+        unreadable = _unreadable_encoding(response.headers.get("content-encoding", ""))
         try:
-            async for piece in response.aiter_bytes():
-                run.record_data(piece)
-                body += piece
-                if len(body) >= MAX_ERROR_BODY:
-                    break
+            if unreadable is None:  # else its bytes would read as noise
+                async for piece in response.aiter_bytes():
+                    run.record_data(piece)
+                    body += piece
+                    if len(body) >= MAX_ERROR_BODY:
+                        break
         except httpx.HTTPError:
             pass  # the status says enough; show whatever part of the body arrived
         error = http_error(
@@ -303,6 +313,8 @@ class ProviderClient:
             message += not_found_hint(
                 method, url, provider.base_url, provider.api.value, error.code
             )
+        if unreadable is not None:
+            message += f" (the body is compressed as {unreadable}, which Triptych cannot read)"
         if response.is_redirect:
             where = response.headers.get("location", "elsewhere")
             message += f" (redirected to {where}: check the provider's base_url)"
@@ -310,13 +322,22 @@ class ProviderClient:
         run.record_end("eof")
 
     async def _read_body(self, run: _Run, response: httpx.Response) -> None:
+        unreadable = _unreadable_encoding(response.headers.get("content-encoding", ""))
+        if unreadable is not None:
+            run.fail(
+                "unreadable_encoding",
+                f"the provider sent its answer compressed as {unreadable}, which Triptych cannot"
+                " read (it reads gzip and deflate)",
+            )
+            run.record_end("done", "unreadable encoding")
+            return
         kind: _Body | None = None
         held = bytearray()  # a document, or the bytes read while deciding what the body is
         async for piece in response.aiter_bytes():
             run.record_data(piece)
             if kind is None:
                 held += piece
-                kind = _body_kind(bytes(held))
+                kind = _body_kind(piece, len(held))  # the new piece only: linear in the body
                 if kind is None:
                     continue
                 piece, held = bytes(held), bytearray()
@@ -327,6 +348,8 @@ class ProviderClient:
                     return
                 continue
             held += piece
+            if kind is _Body.HTML and len(held) >= MAX_ERROR_BODY:
+                break  # a page is read only for the few words shown of it
             if len(held) > MAX_DOCUMENT:
                 run.fail("answer_too_large", "the provider's answer was too large to read")
                 run.record_end("done", "too large")
@@ -345,7 +368,7 @@ class ProviderClient:
     def _read_document(self, run: _Run, body: bytes) -> None:
         try:
             document = json.loads(body.decode("utf-8", "replace"))
-        except ValueError:
+        except (ValueError, RecursionError):  # `[[[[…` nests deeper than Python recurses
             sample = scrub(body.decode("utf-8", "replace"), run.secrets)[:120]
             run.fail("unexpected_answer", f"the provider's JSON answer does not parse: {sample}")
             return
@@ -522,15 +545,30 @@ def _setup_problem(exc: Exception) -> str:
     )
 
 
-def _body_kind(head: bytes) -> _Body | None:
+def _unreadable_encoding(header: str) -> str | None:
+    """A `Content-Encoding` httpx cannot decode here, named for a message; None if all can be.
+
+    httpx decodes gzip and deflate itself, br and zstd only with optional packages Triptych does
+    not depend on; anything it cannot decode it passes through raw, which would read as noise.
+    """
+    for token in header.split(","):
+        name = token.strip().lower()
+        if name and name not in _READABLE_ENCODINGS:
+            return f"'{name}'" if _TOKEN.fullmatch(name) else "an unknown scheme"
+    return None
+
+
+def _body_kind(piece: bytes, held: int) -> _Body | None:
     """What a 200 body is, by its first visible byte (headers lie: case 12); None: read more.
 
-    An event stream never starts with `{` or `[` (that would be an unknown field), so those
-    open a whole JSON document, and `<` an HTML page.
+    `piece` is the newest read, `held` how many bytes have been read so far: every byte before
+    the piece was blank, so only the piece needs looking at. An event stream never starts with
+    `{` or `[` (that would be an unknown field), so those open a whole JSON document, and `<`
+    an HTML page.
     """
-    start = head.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
+    start = piece.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
     if not start:
-        return None if len(head) < 4096 else _Body.STREAM
+        return None if held < 4096 else _Body.STREAM
     if start in (b"{", b"["):
         return _Body.DOCUMENT
     if start == b"<":

@@ -10,11 +10,13 @@ start of a key behind.
 
 from __future__ import annotations
 
+import contextlib
 import html
 import json
 import re
 import ssl
 from collections.abc import Iterable
+from email.utils import parsedate_to_datetime
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -26,11 +28,20 @@ from app.wire.surrogates import mend
 
 MAX_ERROR_BODY = 64 * 1024  # bytes of an error body worth reading
 MAX_MESSAGE = 300  # characters of a non-JSON body worth showing
+MAX_RETRY_AFTER = 40  # characters of a Retry-After worth reading (an HTTP date is 29)
 
-_TAG = re.compile(r"<[^>]*>")
-_HIDDEN = re.compile(r"<(script|style|head)\b.*?</\1\s*>", re.IGNORECASE | re.DOTALL)
-_TITLE = re.compile(r"<title[^>]*>(.*?)</title\s*>", re.IGNORECASE | re.DOTALL)
+# Every pattern here is linear on any input: one quantifier each, and none may cross a `<`, so a
+# failed match never rescans what a later attempt will scan again (a page of 1 MiB of `<` used to
+# take minutes with `<[^>]*>`). A closing tag is searched for at most once to the end.
+_TAG = re.compile(r"<[^<>]*>")
+_OPEN_HIDDEN = re.compile(r"<(script|style|head)\b[^<>]*>", re.IGNORECASE)
+_OPEN_TITLE = re.compile(r"<title\b[^<>]*>", re.IGNORECASE)
+_CLOSE = {
+    name: re.compile(rf"</{name}\s*>", re.IGNORECASE)
+    for name in ("script", "style", "head", "title")
+}
 _SPACE = re.compile(r"\s+")
+MAX_PAGE = MAX_ERROR_BODY  # characters of a page worth reading for its text
 
 
 class ProviderError(Exception):
@@ -58,9 +69,9 @@ def http_error(
     reason = httpx.codes.get_reason_phrase(status)
     head = f"HTTP {status}" + (f" {reason}" if reason and not message else "")
     text = f"{head}: {message}" if message else head
-    if retry_after:
-        wait = retry_after.strip()
-        text += f" (retry after {wait} s)" if wait.isdigit() else f" (retry after {wait})"
+    wait = retry_after_text(retry_after)
+    if wait:
+        text += f" (retry after {wait})"
     # A JSON body may spell lone surrogates (`\ud800`): no UTF-8 writer accepts them.
     return StreamError(mend(code) if code else f"http_{status}", mend(text))
 
@@ -98,6 +109,24 @@ def _plain_url(url: str) -> str:
         return "the endpoint"
     host = f"[{host}]" if ":" in host else host
     return urlunsplit((parts.scheme, f"{host}:{port}" if port else host, parts.path, "", ""))
+
+
+def retry_after_text(value: str | None) -> str:
+    """A `Retry-After` worth showing: a short count of seconds or an HTTP date; else "".
+
+    The header is the server's text: a 60 KiB value, an escape sequence or a number of 40
+    digits is not copied into the message.
+    """
+    wait = (value or "").strip()
+    if not wait or len(wait) > MAX_RETRY_AFTER:
+        return ""
+    if wait.isascii() and wait.isdigit() and len(wait) <= 9:
+        return f"{int(wait)} s"
+    if wait.isascii() and wait.isprintable():
+        with contextlib.suppress(TypeError, ValueError, IndexError, OverflowError):
+            parsedate_to_datetime(wait)
+            return wait
+    return ""
 
 
 def error_from_body(
@@ -144,14 +173,42 @@ def error_in_document(document: object) -> StreamError | None:
 
 
 def html_text(page: str) -> str:
-    """The readable part of an HTML error page: its title and text, tags stripped."""
-    title = _TITLE.search(page)
-    body = _SPACE.sub(" ", html.unescape(_TAG.sub(" ", _HIDDEN.sub(" ", page)))).strip()
-    if title:
-        heading = _SPACE.sub(" ", html.unescape(_TAG.sub("", title.group(1)))).strip()
-        if heading and not body.startswith(heading):
-            body = f"{heading} — {body}" if body else heading
+    """The readable part of an HTML error page: its title and text, tags stripped.
+
+    Reads at most `MAX_PAGE` characters, in time linear in them.
+    """
+    page = page[:MAX_PAGE]
+    body = _SPACE.sub(" ", html.unescape(_TAG.sub(" ", _without_hidden(page)))).strip()
+    heading = _SPACE.sub(" ", html.unescape(_TAG.sub("", _title(page)))).strip()
+    if heading and not body.startswith(heading):
+        body = f"{heading} — {body}" if body else heading
     return _trim(body)
+
+
+def _title(page: str) -> str:
+    opening = _OPEN_TITLE.search(page)
+    if opening is None:
+        return ""
+    closing = _CLOSE["title"].search(page, opening.end())
+    return "" if closing is None else page[opening.end() : closing.start()]
+
+
+def _without_hidden(page: str) -> str:
+    """The page without its script, style and head blocks, in one pass.
+
+    A block whose closing tag never comes hides the rest of the page, as in a browser, so the
+    search for a closing tag never runs to the end twice.
+    """
+    kept: list[str] = []
+    position = 0
+    while (opening := _OPEN_HIDDEN.search(page, position)) is not None:
+        kept.append(page[position : opening.start()])
+        closing = _CLOSE[opening.group(1).lower()].search(page, opening.end())
+        if closing is None:
+            return " ".join(kept)
+        position = closing.end()
+    kept.append(page[position:])
+    return " ".join(kept)
 
 
 def transport_error(exc: Exception, url: str, *, timeout: float | None = None) -> StreamError:
@@ -227,7 +284,7 @@ def _json_document(text: str) -> Any:
         return None
     try:
         return json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # `[[[[…`: nesting deeper than Python recurses
         return None
 
 

@@ -1,5 +1,6 @@
-"""The TUI with text no UTF-8 writer accepts (issue 17 item 9): a lone surrogate in a JSON
-string, and a pair split across two deltas, reach the screen and the history mended."""
+"""The TUI against hostile servers (issue 17): text no UTF-8 writer accepts (item 9: a lone
+surrogate in a JSON string, a pair split across two deltas) reaches the screen mended, and
+random status lines, headers and bodies never crash the app (the server-side fuzzing)."""
 
 from __future__ import annotations
 
@@ -7,10 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from app.config import Config, ProviderConfig, UiSettings
 from app.demo.frames import Answer, frames
 from app.wire.engine import Api
 from app.wire.turn import TurnStatus
 from tests.fakes import provider as fake
+from tests.fakes.hostile import HostileServer, random_responses
 from tests.fakes.provider import FakeProvider
 from tests.ui.helpers import SIZE, fake_config, make_app, screen_text, send, wait_drawn
 
@@ -36,3 +39,29 @@ async def test_lone_and_split_surrogates_are_drawn_mended_and_the_app_keeps_runn
         turn.text.encode("utf-8")  # what the terminal and the history write: must not raise
         assert "lone \ufffd here" in screen_text(app)
         assert app.is_running
+
+
+FUZZ_SEED, FUZZ_COUNT = 17_2026, 12
+
+
+async def test_random_hostile_answers_never_crash_the_tui(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The server-side fuzzing, a smaller number through the real app: every answer settles,
+    the app keeps running, and everything on screen can be written to a UTF-8 terminal."""
+    monkeypatch.setenv("TRIPTYCH_DATA_DIR", str(tmp_path / "data"))
+    with HostileServer() as server:
+        provider = ProviderConfig(name="fake", api=Api.CHAT, base_url=server.url, model="m-1")
+        config = Config(path=None, default="fake", providers={"fake": provider}, ui=UiSettings())
+        app = make_app(config, tmp_path)
+        async with app.run_test(size=SIZE) as pilot:
+            for number, raw in enumerate(random_responses(FUZZ_SEED, FUZZ_COUNT)):
+                server.push(raw)
+                await send(pilot, f"question {number}")
+                await wait_drawn(pilot, timeout=20)
+                turn = app.pane.turn
+                assert turn is not None, f"response {number}: {raw[:200]!r}"
+                assert turn.done, f"response {number}: {raw[:200]!r}"
+                assert app.is_running
+                screen_text(app).encode("utf-8")
+        assert server.served == FUZZ_COUNT
