@@ -10,11 +10,11 @@ from __future__ import annotations
 import contextlib
 import gc
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, ClassVar
 
-from textual.app import App
+from textual.app import App, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.theme import Theme
@@ -35,10 +35,12 @@ from app.ui.palette import palette_choices
 from app.ui.render_clock import RenderClock
 from app.ui.screens.chat import ChatScreen
 from app.ui.screens.compare import CompareScreen
+from app.ui.screens.keys import KeysScreen, key_groups
 from app.ui.session_store import History, PaneHistory
 from app.ui.themes import DEFAULT_THEME, load_themes
 from app.ui.widgets.assistant_turn import AssistantTurn
 from app.ui.widgets.chat_pane import ChatPane, Connect
+from app.ui.widgets.prompt import PromptInput
 from app.ui.widgets.welcome import WelcomeFacts
 
 AGAIN_WINDOW = 2.0  # seconds: a second Ctrl+C within this quits even while a stream runs
@@ -52,8 +54,20 @@ class TriptychApp(App[int]):
         Binding("ctrl+q", "quit", "quit", priority=True),
         # Not a priority binding: a selection in the focused prompt or on the screen is copied
         # first (Textual's own ctrl+c bindings skip when nothing is selected).
-        Binding("ctrl+c", "interrupt", "stop, twice: quit", show=False),
+        Binding(
+            "ctrl+c",
+            "interrupt",
+            "stop, twice: quit",
+            show=False,
+            tooltip="with text selected: copy",
+        ),
+        Binding("f1", "show_keys", "keys", show=False, tooltip="this sheet"),
     ]
+    # Textual's own commands that ours replace: "Theme" ("Change theme…"), "Keys" (the key
+    # sheet), and maximizing the focused widget (the prompt, which gains nothing by it).
+    HIDDEN_SYSTEM_COMMANDS: ClassVar[frozenset[str]] = frozenset(
+        {"Theme", "Keys", "Maximize", "Minimize"}
+    )
 
     def __init__(
         self,
@@ -108,6 +122,23 @@ class TriptychApp(App[int]):
 
     def palette_choices(self) -> list[Choice]:
         return palette_choices(self)
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        """Textual's palette commands less the ones ours duplicate (quit, screenshot stay)."""
+        for command in super().get_system_commands(screen):
+            if command.title not in self.HIDDEN_SYSTEM_COMMANDS:
+                yield command
+
+    def action_show_keys(self) -> None:
+        """The key sheet for the screen on top (F1 again, or Esc, closes it)."""
+        screen = self.screen
+        if isinstance(screen, KeysScreen):
+            screen.dismiss()
+            return
+        self.push_screen(KeysScreen(key_groups(screen)))
+
+    def on_prompt_input_keys_wanted(self, message: PromptInput.KeysWanted) -> None:
+        self.action_show_keys()
 
     def _parts_received(self) -> int:
         turn = self.pane.turn

@@ -66,12 +66,10 @@ class TriptychCommands(ChoiceProvider):
     """The app's own commands: provider, model, chat, reasoning, copy, theme."""
 
     def choices(self) -> Sequence[Choice]:
-        own = getattr(self.screen, "palette_choices", None)  # e.g. the compare screen's
-        if callable(own):
-            found: Sequence[Choice] = own()
-            return found
         app: TriptychApp = self.app  # type: ignore[assignment]
-        return app.palette_choices()
+        own = getattr(self.screen, "palette_choices", None)  # e.g. the compare screen's
+        found: Sequence[Choice] = own() if callable(own) else app.palette_choices()
+        return [*found, Choice("Keys and help", app.action_show_keys, "f1 · every key here")]
 
 
 def show_choices(app: Any, offered: Sequence[Choice], placeholder: str) -> None:

@@ -13,6 +13,7 @@ from textual.pilot import Pilot
 from app.config import Config
 from app.demo.server import with_demo_providers
 from app.ui.app import TriptychApp
+from app.ui.screens.keys import KeysScreen
 from app.ui.widgets.prompt import PromptInput
 from app.ui.widgets.welcome import Welcome
 from app.wire.events import (
@@ -117,22 +118,43 @@ def test_provider_error(snap_compare: SnapCompare, tmp_path: Path) -> None:
     assert snap_compare(app, terminal_size=SIZE, run_before=runner(streamer, "reverse words", None))
 
 
-def test_welcome_card_on_the_demo(
-    snap_compare: SnapCompare, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The first screen a new user sees: 80x24, the offline demo, no config file yet."""
+def demo_app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> TriptychApp:
+    """The offline demo with no config file yet, under a fixed config path and clock."""
     monkeypatch.setenv("XDG_CONFIG_HOME", "/home/you/.config")  # the path on screen is fixed
     monkeypatch.delenv("TRIPTYCH_CONFIG", raising=False)
-    app = TriptychApp(
+    return TriptychApp(
         with_demo_providers(Config(path=None)),
         clock=FakeClock(),
         state_file=tmp_path / "state.toml",
         themes_dir=tmp_path / "themes",
     )
 
+
+def test_welcome_card_on_the_demo(
+    snap_compare: SnapCompare, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first screen a new user sees: 80x24, the offline demo, no config file yet."""
+
     async def settle(pilot: Pilot[Any]) -> None:
         pilot.app.screen.query_one(PromptInput).cursor_blink = False
         await wait_until(pilot, lambda: pilot.app.screen.query(Welcome))
         await pilot.pause()
 
+    app = demo_app(tmp_path, monkeypatch)
     assert snap_compare(app, terminal_size=(80, 24), run_before=settle)
+
+
+def test_key_sheet_over_the_chat(
+    snap_compare: SnapCompare, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """F1 at 80x24: the chat's keys first, the note on `~` always in view."""
+
+    async def open_sheet(pilot: Pilot[Any]) -> None:
+        pilot.app.screen.query_one(PromptInput).cursor_blink = False
+        await wait_until(pilot, lambda: pilot.app.screen.query(Welcome))
+        await pilot.press("f1")
+        await wait_until(pilot, lambda: isinstance(pilot.app.screen, KeysScreen))
+        await pilot.pause()
+
+    app = demo_app(tmp_path, monkeypatch)
+    assert snap_compare(app, terminal_size=(80, 24), run_before=open_sheet)

@@ -22,14 +22,19 @@ from app.ui.widgets.welcome import Welcome, WelcomeFacts
 
 
 class ChatScreen(Screen[None]):
+    KEY_GROUP: ClassVar[str] = "Chat"
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "stop_stream", "stop", priority=True),
-        Binding("escape", "cancel_edit", "cancel edit", priority=True),
-        Binding("ctrl+t", "retry", "retry"),
-        Binding("ctrl+r", "toggle_reasoning", "reasoning"),
-        Binding("ctrl+n", "new_chat", "new chat"),
-        Binding("ctrl+o", "app.show_history", "history"),
-        Binding("ctrl+l", "edit_last_prompt", "edit last", show=False),
+        Binding("escape", "stop_stream", "stop", priority=True, tooltip="what arrived stays"),
+        Binding(
+            "escape", "cancel_edit", "cancel edit", priority=True, tooltip="of the last prompt"
+        ),
+        Binding("ctrl+t", "retry", "retry", tooltip="after a stopped, cut or failed answer"),
+        Binding("ctrl+r", "toggle_reasoning", "reasoning", tooltip="open or close every pane"),
+        Binding("ctrl+n", "new_chat", "new chat", tooltip="this one stays in the history"),
+        Binding("ctrl+o", "app.show_history", "history", tooltip="search, reopen, rename"),
+        Binding(
+            "ctrl+l", "edit_last_prompt", "edit last", show=False, tooltip="edit and resend it"
+        ),
         # The prompt has focus; page keys scroll the conversation (and stop following it).
         Binding("pageup", "scroll_transcript(-1)", "scroll up", show=False, priority=True),
         Binding("pagedown", "scroll_transcript(1)", "scroll down", show=False, priority=True),

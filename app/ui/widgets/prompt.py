@@ -63,9 +63,23 @@ class PromptInput(TextArea):
     }
     """
 
+    KEY_GROUP: ClassVar[str] = "Prompt"
+    # Enter and `?` are bindings so the key sheet lists them: `_on_key` only keeps TextArea
+    # from inserting them, and the key then reaches these bindings as any other would.
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("ctrl+j", "newline", "newline", key_display="ctrl+j")
+        Binding("enter", "submit", "send", show=False),
+        Binding("ctrl+j", "newline", "newline", key_display="ctrl+j"),
+        Binding("shift+enter", "newline", "newline", show=False),
+        Binding("up", "cursor_up", "up; on the first line: an earlier prompt", show=False),
+        Binding("down", "cursor_down", "down; on the last line: a later prompt", show=False),
+        Binding("question_mark", "show_keys", "keys (in an empty prompt)", show=False),
     ]
+
+    @dataclass
+    class KeysWanted(Message):
+        """`?` in an empty prompt: the user asks which keys there are."""
+
+        prompt: PromptInput
 
     @dataclass
     class Submitted(Message):
@@ -78,14 +92,18 @@ class PromptInput(TextArea):
         self.placeholder = "Ask anything · Enter sends · ctrl+j newline · ctrl+p commands"
 
     async def _on_key(self, event: events.Key) -> None:
-        if event.key == "enter":
-            event.stop()
-            event.prevent_default()
-            self.submit()
+        if event.key == "enter" or (event.character == "?" and not self.text):
+            event.prevent_default()  # not inserted: left to the bindings above
         elif event.key in NEWLINE_KEYS:
             event.stop()
             event.prevent_default()
             self.action_newline()
+
+    def action_submit(self) -> None:
+        self.submit()
+
+    def action_show_keys(self) -> None:
+        self.post_message(self.KeysWanted(self))
 
     def action_newline(self) -> None:
         self.insert("\n")

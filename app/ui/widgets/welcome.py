@@ -25,6 +25,7 @@ KEYS = (
     ("Esc", "stop"),
     ("Ctrl+P", "commands"),
     ("Ctrl+O", "history"),
+    ("F1", "all keys"),
 )
 
 
