@@ -34,7 +34,14 @@ class ProviderRequest:
 
 
 def endpoint_url(provider: ProviderConfig, path: str | None = None) -> str:
-    return provider.base_url.rstrip("/") + (path if path is not None else ENDPOINTS[provider.api])
+    """The base URL with the endpoint appended to its path: before a `?query` (Azure-style
+    `?api-version=`, or a key some providers take there), which is kept; a `#fragment` is
+    never sent by HTTP clients and means nothing to a server, so it is dropped."""
+    endpoint = path if path is not None else ENDPOINTS[provider.api]
+    head = provider.base_url.partition("#")[0]
+    head, _, query = head.partition("?")
+    url = head.rstrip("/") + endpoint
+    return f"{url}?{query}" if query else url
 
 
 def request_headers(provider: ProviderConfig, api_key: str | None) -> dict[str, str]:
