@@ -18,6 +18,9 @@ if TYPE_CHECKING:
     from app.ui.app import TriptychApp
 
 
+TYPED_SCORE = 1e-6  # below any fuzzy match: what the user typed comes after the listed hits
+
+
 @dataclass(frozen=True, slots=True)
 class Choice:
     name: str
@@ -72,14 +75,32 @@ class TriptychCommands(ChoiceProvider):
         return [*found, Choice("Keys and help", app.action_show_keys, "f1 · every key here")]
 
 
-def show_choices(app: Any, offered: Sequence[Choice], placeholder: str) -> None:
-    """Open a palette listing `offered` (a provider, model or code-block picker)."""
+Typed = Callable[[str], "Choice | None"]
+
+
+def show_choices(
+    app: Any, offered: Sequence[Choice], placeholder: str, typed: Typed | None = None
+) -> None:
+    """Open a palette listing `offered` (a provider, model or code-block picker). `typed`
+    turns a query that names no choice into one more (e.g. a model id the list lacks); it
+    comes last, so Enter takes a listed match first."""
 
     class Picker(ChoiceProvider):
         items: ClassVar[Sequence[Choice]] = tuple(offered)
 
         def choices(self) -> Sequence[Choice]:
             return self.items
+
+        async def search(self, query: str) -> Hits:
+            async for hit in super().search(query):
+                yield hit
+            text = query.strip()
+            if typed is None or not text or any(c.name == text for c in self.items):
+                return
+            choice = typed(text)
+            if choice is not None:
+                name = clean_line(choice.name)
+                yield Hit(TYPED_SCORE, Content(name), choice.run, name, literal_help(choice))
 
     app.push_screen(CommandPalette(providers=[Picker], placeholder=placeholder))
 

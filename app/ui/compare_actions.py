@@ -17,6 +17,7 @@ from app.config import ProviderConfig
 from app.conversation import Conversation
 from app.store import StoredConversation
 from app.ui.commands import Choice, show_choices
+from app.ui.model_choice import describe
 from app.ui.screens.compare import CompareScreen
 from app.ui.session_store import ConversationRecord, PaneHistory
 from app.ui.widgets.compare_pane import ComparePane, settled_history, show_conversation
@@ -191,7 +192,7 @@ def pick_comparison(app: TriptychApp) -> None:
         app.run_worker(compare_from_chat(app, provider), group="switch", exit_on_error=False)
 
     offered = [
-        Choice(name, partial(start, provider), f"{provider.api.value} · {provider.model}")
+        Choice(name, partial(start, provider), describe(provider))
         for name, provider in app.config.providers.items()
     ]
     show_choices(app, offered, f"Compare {app.pane.provider.name} with…")

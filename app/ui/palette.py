@@ -4,17 +4,13 @@ user picks that command."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import TYPE_CHECKING
 
-from app.config import ProviderConfig
 from app.display.code_blocks import code_blocks
-from app.display.sanitize import clean_line
-from app.providers.errors import ProviderError
-from app.state import valid_model_id
 from app.ui.commands import Choice, show_choices
 from app.ui.compare_actions import pick_comparison
+from app.ui.model_choice import describe, model_names, show_models
 
 if TYPE_CHECKING:
     from app.ui.app import TriptychApp
@@ -59,10 +55,6 @@ def copy_answer(app: TriptychApp) -> None:
     copy_text(app, answer)
 
 
-def describe(provider: ProviderConfig) -> str:
-    return f"{provider.api.value} · {provider.model}"
-
-
 def pick_provider(app: TriptychApp) -> None:
     choices = [
         Choice(name, partial(app.switch_to, provider, provider.model), describe(provider))
@@ -77,39 +69,9 @@ def pick_model(app: TriptychApp) -> None:
 
 async def _pick_model(app: TriptychApp) -> None:
     provider = app.pane.provider
-    names = await model_names(app, provider, app.pane.client().list_models)
-    choices = [Choice(name, partial(app.switch_to, provider, name)) for name in names]
-    show_choices(app, choices, f"Switch model ({provider.name})…")
-
-
-async def model_names(
-    app: TriptychApp, provider: ProviderConfig, list_models: Callable[[], Awaitable[list[str]]]
-) -> list[str]:
-    """The provider's configured models, then those its `GET /models` lists. What the server
-    sends is untrusted: its error text is shown cleaned and never as markup, and an id with
-    control characters is left out (it would reach the terminal from the header and
-    state.toml), with a word saying so."""
-    names = list(provider.model_choices)
-    try:
-        listed = await list_models()
-    except ProviderError as exc:
-        notify_plain(app, f"Could not list models: {exc}")
-        listed = []
-    except Exception as exc:  # e.g. a missing API key: show it, still offer configured models
-        notify_plain(app, str(exc))
-        listed = []
-    refused = [name for name in listed if not valid_model_id(name)]
-    names.extend(name for name in listed if name not in names and valid_model_id(name))
-    if refused:
-        count = f"{len(refused)} model id{'s' if len(refused) > 1 else ''}"
-        notify_plain(app, f"Left out {count} with control characters from {provider.name}.")
-    return names
-
-
-def notify_plain(app: TriptychApp, text: str) -> None:
-    """A warning whose text may come from a server: control characters made visible, and
-    never parsed as markup."""
-    app.notify(clean_line(text), severity="warning", markup=False)
+    names = await model_names(app, provider, lambda: app.pane.client().list_models())
+    use = partial(app.switch_to, provider)
+    show_models(app, names, app.pane.model, use, f"Switch model ({provider.name})…")
 
 
 __all__ = ["last_answer", "palette_choices"]

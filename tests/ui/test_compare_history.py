@@ -142,6 +142,9 @@ async def test_palette_compare_with_from_a_chat_then_add_a_pane(
         body = fakes[Api.MESSAGES].requests[-1].body.decode()
         assert "cc alone." in body  # the new pane carries on the chat so far
         await run_palette(pilot, "Add pane", "rs")
+        await wait_until(pilot, lambda: isinstance(app.screen, CommandPalette), what="models")
+        await pilot.pause(0.3)
+        await pilot.press("enter")  # the first listed: rs's configured model
         await wait_until(pilot, lambda: len(screen.panes) == 3, what="a third pane")
         assert screen.panes[2].provider.name == "rs"
         assert "3 · rs · rs-model · responses" in screen_text(app)

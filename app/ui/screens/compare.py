@@ -31,6 +31,7 @@ from textual.widgets import Footer, Header
 from app.compare.spec import MAX_PANES, MIN_PANES, pane_labels
 from app.config import ProviderConfig
 from app.ui.commands import Choice, show_choices
+from app.ui.model_choice import describe, model_names, show_models
 from app.ui.render_clock import MAX_PERIOD
 from app.ui.session_store import ConversationRecord, PaneHistory
 from app.ui.widgets.chat_pane import ChatPane
@@ -336,6 +337,7 @@ class CompareScreen(Screen[None]):
         pane = self.selected_pane
         where = f"pane {pane.number}: {pane.label}"
         choices = [
+            Choice("Switch model…", self.pick_pane_model, f"pane {pane.number} now: {pane.model}"),
             Choice("Add pane…", self.pick_pane_provider, f"{len(self.panes)} of {MAX_PANES}"),
             Choice("Remove selected pane", self._remove_selected, where),
             Choice("Stop selected pane", self.action_stop_selected, f"ctrl+s · {where}"),
@@ -350,17 +352,64 @@ class CompareScreen(Screen[None]):
         return choices
 
     def pick_pane_provider(self) -> None:
+        """Add a pane: which provider, then which of its models."""
         config = self.app.config  # type: ignore[attr-defined]
         offered = [
-            Choice(
-                name, partial(self._add_later, provider), f"{provider.api.value} · {provider.model}"
-            )
+            Choice(name, partial(self._pick_new_pane_model, provider), describe(provider))
             for name, provider in config.providers.items()
         ]
         show_choices(self.app, offered, "Add a pane asking…")
 
-    def _add_later(self, provider: ProviderConfig) -> None:
-        self.run_worker(self.add_pane(provider, provider.model), exit_on_error=False)
+    def _pick_new_pane_model(self, provider: ProviderConfig) -> None:
+        self.run_worker(
+            self._new_pane_model(provider), group="models", exclusive=True, exit_on_error=False
+        )
+
+    async def _new_pane_model(self, provider: ProviderConfig) -> None:
+
+        async def listing() -> list[str]:
+            client = self.maker.connect(provider)  # only to list; the pane makes its own
+            try:
+                return await client.list_models()
+            finally:
+                await client.aclose()
+
+        names = await model_names(self.app, provider, listing)
+        use = partial(self._add_later, provider)
+        show_models(self.app, names, None, use, f"Add a pane asking {provider.name} with…")
+
+    def _add_later(self, provider: ProviderConfig, model: str) -> None:
+        self.run_worker(self.add_pane(provider, model), exit_on_error=False)
+
+    def pick_pane_model(self) -> None:
+        """Switch the selected pane's model (the others keep theirs)."""
+        pane = self.selected_pane
+        self.run_worker(self._pane_model(pane), group="models", exclusive=True, exit_on_error=False)
+
+    async def _pane_model(self, pane: ComparePane) -> None:
+        names = await model_names(self.app, pane.provider, lambda: pane.client().list_models())
+        use = partial(self._switch_later, pane)
+        where = f"pane {pane.number}: {pane.provider.name}"
+        show_models(self.app, names, pane.model, use, f"Switch model ({where})…")
+
+    def _switch_later(self, pane: ComparePane, model: str) -> None:
+        self.run_worker(self.switch_pane_model(pane, model), exit_on_error=False)
+
+    async def switch_pane_model(self, pane: ComparePane, model: str) -> bool:
+        """The pane asks `model` from its next prompt on; refused while it answers."""
+        if pane not in self.panes:
+            return False
+        if pane.streaming:
+            self.notify(
+                f"Pane {pane.number} is still answering; switch its model once it is done.",
+                severity="warning",
+            )
+            return False
+        await pane.use(pane.provider, model)
+        pane.show_header()
+        self._relabel()
+        self._arrange(self.size.width)
+        return True
 
     def _remove_selected(self) -> None:
         self.run_worker(self.remove_pane(), exit_on_error=False)
