@@ -1,8 +1,9 @@
 """The status bar's content as plain data: (text, role) segments the widget styles by theme.
 
-provider · model · state · TTFT · tok/s · usage · finish reason, then the error or the reason a
-turn ended early. Every piece of provider text goes through `clean_line`, and the widget builds
-Content from the segments without any markup parsing.
+provider · model · state · TTFT · tok/s · usage · finish reason, then a failure's code: the full
+message and the reason a turn ended early are shown once, in the transcript under the answer, so
+the bar stays one line at 80 columns. Every piece of provider text goes through `clean_line`, and
+the widget builds Content from the segments without any markup parsing.
 """
 
 from __future__ import annotations
@@ -10,13 +11,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app.display.sanitize import clean_line
-from app.display.speed import format_seconds, tokens_per_second
+from app.display.speed import estimate_tokens, format_seconds, tokens_per_second
 from app.display.turn_watch import STREAMING, WAITING, TurnWatch
-from app.wire.turn import Turn
+from app.wire.turn import Turn, TurnStatus
 
 SEPARATOR = " · "
 STILL_WORKING_AFTER = 2.0  # seconds of silence before "still working" is shown
 MAX_MESSAGE = 300  # characters of an error message shown in one line
+MAX_CODE = 40  # characters of an error code in the status bar (the message is in the transcript)
 
 # Roles the widget maps to theme colours.
 PLAIN, DIM, STATE, GOOD, WARN, ERROR = "plain", "dim", "state", "good", "warn", "error"
@@ -32,18 +34,35 @@ class StatusInput:
     now: float
 
 
-def _usage_text(turn: Turn) -> str:
+def _usage_text(turn: Turn, chars: int) -> str:
+    """A reported output count is final only once the stream completed (Messages reports
+    `output_tokens: 1` in `message_start` and the real count at the end); until then the count
+    is estimated from the characters received and marked `~`."""
     usage = turn.usage
-    if usage is None:
-        return "in – out – cached –"
 
     def show(value: int | None) -> str:
         return "–" if value is None else str(value)
 
-    return (
-        f"in {show(usage.input_tokens)} out {show(usage.output_tokens)}"
-        f" cached {show(usage.cached_tokens)}"
-    )
+    output = usage.output_tokens if usage is not None else None
+    if turn.status is not TurnStatus.COMPLETE or output is None:
+        output_text = f"~{estimate_tokens(chars)}" if chars > 0 else show(output)
+    else:
+        output_text = str(output)
+    if usage is None:
+        return f"out {output_text}"  # kept short: the bar is one line at 80 columns
+    cached = f" cached {usage.cached_tokens}" if usage.cached_tokens is not None else ""
+    return f"in {show(usage.input_tokens)} out {output_text}{cached}"
+
+
+def sentence(text: str) -> str:
+    """An error message as a sentence: its first letter a capital (the rest is left alone)."""
+    return text[:1].upper() + text[1:]
+
+
+def answer_label(provider: str, model: str, attempt: int = 1) -> str:
+    """The line naming who wrote an answer: `provider · model`, and `retry N` for a retry."""
+    label = f"{clean_line(provider)}{SEPARATOR}{clean_line(model)}"
+    return label + (f"{SEPARATOR}retry {attempt}" if attempt > 1 else "")
 
 
 def _state_role(word: str) -> str:
@@ -62,27 +81,29 @@ def status_segments(info: StatusInput) -> list[Segment]:
     if word in (WAITING, STREAMING) and watch.silent_for(info.now) >= STILL_WORKING_AFTER:
         note = f"model still working {format_seconds(info.now - watch.started)}"
         if turn.keepalives:
-            note += f" ({turn.keepalives} keepalives)"
+            plural = "s" if turn.keepalives != 1 else ""
+            note += f" ({turn.keepalives} keepalive{plural})"
         parts.append((note, WARN))
+    elif word == WAITING:
+        parts.append((format_seconds(max(0.0, info.now - watch.started)), DIM))
     ttft = watch.ttft()
     parts.append((f"TTFT {format_seconds(ttft)}" if ttft is not None else "TTFT –", DIM))
-    output = turn.usage.output_tokens if turn.usage else None
+    complete = turn.status is TurnStatus.COMPLETE
+    output = turn.usage.output_tokens if turn.usage is not None and complete else None
     rate = tokens_per_second(output, watch.chars, watch.first_token_at, watch.last_token_at)
     if rate is None:
         parts.append(("– tok/s", DIM))
     else:
         mark = "~" if rate.estimated else ""
         parts.append((f"{mark}{rate.tokens_per_second:.1f} tok/s", DIM))
-    parts.append((_usage_text(turn), DIM))
+    parts.append((_usage_text(turn, watch.chars), DIM))
     if turn.finish_reason:
         detail = f" ({turn.finish_detail})" if turn.finish_detail else ""
         parts.append((clean_line(f"finish {turn.finish_reason}{detail}"), DIM))
     if turn.error is not None:
-        code = f"{turn.error.code}: " if turn.error.code else ""
-        parts.append((clean_line(code + turn.error.message)[:MAX_MESSAGE], ERROR))
-    elif turn.interruption:
-        parts.append((clean_line(turn.interruption)[:MAX_MESSAGE], WARN))
+        # The full message is in the transcript, under the answer; here only its code.
+        parts.append((clean_line(turn.error.code or "error")[:MAX_CODE], ERROR))
     return parts
 
 
-__all__ = ["SEPARATOR", "StatusInput", "status_segments"]
+__all__ = ["SEPARATOR", "StatusInput", "answer_label", "sentence", "status_segments"]

@@ -77,4 +77,16 @@ class TurnWatch:
         return max(0.0, now - since)
 
 
-__all__ = ["STREAMING", "WAITING", "TurnWatch"]
+def settled_watch(ttft_ms: int | None, duration_ms: int | None, chars: int) -> TurnWatch:
+    """A finished turn's watch from its saved milliseconds, on a clock that starts at 0 with
+    the request: what a reopened answer is measured by, and the live one once it settles."""
+    watch = TurnWatch(started=0.0, chars=chars)
+    if ttft_ms is not None:
+        watch.first_token_at = ttft_ms / 1000
+    if duration_ms is not None:
+        watch.ended_at = duration_ms / 1000
+        watch.last_token_at = watch.ended_at if watch.first_token_at is not None else None
+    return watch
+
+
+__all__ = ["STREAMING", "WAITING", "TurnWatch", "settled_watch"]

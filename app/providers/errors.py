@@ -231,7 +231,12 @@ def stream_cut_reason(exc: Exception) -> str:
     """Why a body stopped early, for `turn.interruption`."""
     if isinstance(exc, httpx.TimeoutException):
         return "the stream went silent for too long"
-    return f"the connection broke before the stream finished ({_cause(exc)})"
+    cause = _cause(exc)
+    if isinstance(exc, httpx.RemoteProtocolError) and "incomplete" in cause.lower():
+        # httpx/h11: "peer closed connection without sending complete message body
+        # (incomplete chunked read)" — the same fact in the words a user reads.
+        return "the connection closed before the stream ended"
+    return f"the connection broke before the stream ended ({cause})"
 
 
 def _cause(exc: BaseException) -> str:

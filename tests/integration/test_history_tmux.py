@@ -61,7 +61,7 @@ def test_sigkill_mid_answer_then_continue_shows_what_had_arrived(tmp_path: Path)
         assert status == "streaming"  # as the killed writer left it
 
         term.tmux("respawn-pane", "-k", "-t", "app", command(tmp_path, "--continue"))
-        term.wait_for("⚠ interrupted", "the app stopped before the answer finished", "cut off")
+        term.wait_for("⚠ interrupted", "The app stopped before the answer finished", "cut off")
         [(status, text_after)] = saved_answers(db)
         assert status == "interrupted"
         assert text_after == text  # nothing that had arrived was lost

@@ -65,4 +65,18 @@ def screen_text(app: TriptychApp) -> str:
     return "\n".join(strip.text for strip in strips)
 
 
-__all__ = ["SIZE", "fake_config", "make_app", "screen_text", "send", "wait_drawn", "wait_until"]
+def footer_text(app: TriptychApp) -> str:
+    """The last row of the screen: the footer with the keys that apply now."""
+    return screen_text(app).rstrip("\n").splitlines()[-1]
+
+
+__all__ = [
+    "SIZE",
+    "fake_config",
+    "footer_text",
+    "make_app",
+    "screen_text",
+    "send",
+    "wait_drawn",
+    "wait_until",
+]

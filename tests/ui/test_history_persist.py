@@ -137,7 +137,7 @@ async def test_continue_reopens_the_last_conversation_with_its_turns(
         infos = [info.plain for info in transcript.query(StoredTurnInfo)]
         assert "complete" in infos[0]
         assert "in 11 out" in infos[0]
-        assert "Slow down, please." in infos[1]
+        assert "rate_limit_exceeded" in infos[1]  # the short form; the message is above it
         text = screen_text(again)
         assert "✖ failed" in text
         assert "Slow down, please." in text

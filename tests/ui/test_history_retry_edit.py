@@ -17,7 +17,16 @@ from app.wire.engine import Api
 from app.wire.turn import TurnStatus
 from tests.fakes import provider as fake
 from tests.fakes.provider import ANSWER, FakeProvider
-from tests.ui.helpers import SIZE, fake_config, make_app, screen_text, send, wait_drawn, wait_until
+from tests.ui.helpers import (
+    SIZE,
+    fake_config,
+    footer_text,
+    make_app,
+    screen_text,
+    send,
+    wait_drawn,
+    wait_until,
+)
 
 PLAIN = replace(ANSWER, reasoning=(), tool=None)
 SECRET = "sk-test-0123456789abcdef"
@@ -47,13 +56,13 @@ async def test_retry_sends_the_same_prompt_again_after_a_failure(
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "warm up")
         await wait_drawn(pilot)
-        assert "retry" not in screen_text(app)  # nothing to retry after a complete answer
+        assert "retry" not in footer_text(app)  # nothing to retry after a complete answer
         await send(pilot, "try this")
         await wait_drawn(pilot)
         assert app.pane.turn is not None
         assert app.pane.turn.status is TurnStatus.INTERRUPTED
         partial = app.pane.turn.text
-        assert "retry" in screen_text(app)  # shown in the footer only now
+        assert "retry" in footer_text(app)  # shown in the footer only now
         await pilot.press("ctrl+t")
         await wait_until(pilot, lambda: len(fake_provider.requests) == 3, what="the retry")
         await wait_drawn(pilot)
@@ -66,7 +75,10 @@ async def test_retry_sends_the_same_prompt_again_after_a_failure(
         assert [m.text for m in transcript.query(UserMessage)] == ["warm up", "try this"]
         statuses = [view.turn.status for view in transcript.query(AssistantTurn)]
         assert statuses == [TurnStatus.COMPLETE, TurnStatus.INTERRUPTED, TurnStatus.COMPLETE]
-        assert "retry" not in screen_text(app)
+        labels = [view.label for view in transcript.query(AssistantTurn)]
+        assert labels == ["fake · m-1", "fake · m-1", "fake · m-1 · retry 2"]
+        assert "retry 2" in screen_text(app)
+        assert "retry" not in footer_text(app)
         await pilot.press("ctrl+t")  # nothing to retry now: no request
         await pilot.pause(0.2)
         assert len(fake_provider.requests) == 3

@@ -56,5 +56,5 @@ async def test_a_settled_turn_is_drawn_at_once_with_its_saved_timings() -> None:
         assert view.cards[0].shown == '{\n  "q": "x"\n}'
         screen = screen_text(app)
         assert "Think [b]first[/b]." in screen  # the collapsed pane's tail, literal
-        assert "✖ failed — overloaded_error: Overloaded" in screen
+        assert "✖ failed — Overloaded (overloaded_error)" in screen
     assert (watch.first_token_at, watch.last_token_at, watch.ended_at) == (0.5, 2.0, 2.0)

@@ -14,6 +14,7 @@ from textual.widgets import Static
 
 from app.display.fences import new_pacer
 from app.display.sanitize import clean, clean_line
+from app.display.status_line import sentence
 from app.display.turn_watch import TurnWatch
 from app.ui.widgets.answer import AnswerView
 from app.ui.widgets.reasoning import ReasoningPane
@@ -33,10 +34,10 @@ def outcome_text(turn: Turn) -> str:
     if mark is None:
         return ""
     if turn.error is not None:
-        code = f"{turn.error.code}: " if turn.error.code else ""
-        return clean_line(f"{mark} — {code}{turn.error.message}")
+        code = f" ({turn.error.code})" if turn.error.code else ""
+        return clean_line(f"{mark} — {sentence(turn.error.message)}{code}")
     if turn.interruption:
-        return clean_line(f"{mark} — {turn.interruption}")
+        return clean_line(f"{mark} — {sentence(turn.interruption)}")
     if turn.status is TurnStatus.STOPPED:
         return f"{mark} — by you; the partial answer is kept"
     return f"{mark} — the stream ended without its final event"
@@ -56,6 +57,7 @@ class AssistantTurn(Vertical):
     AssistantTurn {
         height: auto;
         margin: 0 0 1 0;
+        .turn--label { color: $text-muted; padding: 0 1; }
         .turn--sources { color: $text-muted; padding: 0 1; display: none; }
         .turn--outcome { padding: 0 1; display: none; text-style: bold; }
         .turn--outcome.-stopped, .turn--outcome.-interrupted { color: $text-warning; }
@@ -65,8 +67,12 @@ class AssistantTurn(Vertical):
     }
     """
 
-    def __init__(self, turn: Turn, watch: TurnWatch, *, keep_reasoning_open: bool) -> None:
+    def __init__(
+        self, turn: Turn, watch: TurnWatch, *, keep_reasoning_open: bool, label: str = ""
+    ) -> None:
+        """`label` names who wrote the answer (provider · model, `retry N`), shown above it."""
         super().__init__()
+        self.label = label
         self.turn = turn
         self.turn_watch = watch
         self.keep_reasoning_open = keep_reasoning_open
@@ -85,6 +91,8 @@ class AssistantTurn(Vertical):
         self.drawn = False  # True once the settled turn is completely on screen
 
     def compose(self) -> ComposeResult:
+        if self.label:
+            yield Static(Content(self.label), markup=False, classes="turn--label")
         yield self.reasoning
         yield self.answer
         yield self._calls

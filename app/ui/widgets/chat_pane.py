@@ -24,8 +24,8 @@ from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
 from app.config import ConfigError, ProviderConfig
 from app.conversation import Conversation
-from app.display.status_line import StatusInput, status_segments
-from app.display.turn_watch import TurnWatch
+from app.display.status_line import StatusInput, answer_label, status_segments
+from app.display.turn_watch import TurnWatch, settled_watch
 from app.providers.client import Timing
 from app.store import StoredConversation, StoredMessage
 from app.ui.render_clock import RenderClock
@@ -104,6 +104,8 @@ class ChatPane(Vertical):
         self._worker: Worker[None] | None = None
         self._timing: Timing | None = None
         self._status_at = float("-inf")
+        # Whose figures the status bar shows: after a switch, not the last answer's.
+        self._figures_of: tuple[str, str] | None = None
 
     def compose(self) -> ComposeResult:
         yield self.transcript
@@ -141,13 +143,19 @@ class ChatPane(Vertical):
         return True
 
     async def _start_turn(self, prompt: UserMessage | None = None) -> None:
+        """A new answer: to `prompt`, else (a retry) to the last prompt again."""
         self._reopened = False
         now = self._clock.now()
         self._timing = None  # a turn that fails before its request has no timings
         turn = Turn()
+        attempt = 1 if prompt is not None else self._answers_to_last_prompt() + 1
         self.current = AssistantTurn(
-            turn, TurnWatch(started=now), keep_reasoning_open=self.keep_reasoning_open
+            turn,
+            TurnWatch(started=now),
+            keep_reasoning_open=self.keep_reasoning_open,
+            label=answer_label(self.provider.name, self.model, attempt),
         )
+        self._figures_of = (self.provider.name, self.model)
         await self.transcript.mount_all([w for w in (prompt, self.current) if w is not None])
         self.transcript.follow()
         self._record = self.history.start_turn(self.provider.name, self.model, self.provider.api)
@@ -162,6 +170,14 @@ class ChatPane(Vertical):
             return
         self._timing = Timing(started=now)
         self._worker = self._stream(client, turn, self._timing)
+
+    def _answers_to_last_prompt(self) -> int:
+        count = 0
+        for child in reversed(self.transcript.children):
+            if isinstance(child, UserMessage):
+                break
+            count += isinstance(child, AssistantTurn)
+        return count
 
     @work(group="stream", exclusive=True, exit_on_error=False)
     async def _stream(self, client: TurnStreamer, turn: Turn, timing: Timing) -> None:
@@ -226,12 +242,16 @@ class ChatPane(Vertical):
 
     def update_status(self, now: float) -> None:
         view = None if self._reopened else self.current
+        if self._figures_of != (self.provider.name, self.model):
+            view = None  # the previous provider's figures are not shown under the new name
+        watch = None if view is None else view.turn_watch
+        timing = self._timing
+        if view is not None and view.turn.done and timing is not None and timing.ended is not None:
+            # Measured as the saved timings measure it, so a reopened answer shows the same.
+            watch = settled_watch(timing.ttft_ms, timing.duration_ms, view.turn_watch.chars)
+            now = watch.ended_at or 0.0
         info = StatusInput(
-            self.provider.name,
-            self.model,
-            None if view is None else view.turn,
-            None if view is None else view.turn_watch,
-            now,
+            self.provider.name, self.model, None if view is None else view.turn, watch, now
         )
         self.status_bar.show(status_segments(info))
 

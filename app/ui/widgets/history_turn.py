@@ -12,8 +12,8 @@ from __future__ import annotations
 from textual.widget import Widget
 from textual.widgets import Button, Static
 
-from app.display.status_line import Segment, StatusInput, status_segments
-from app.display.turn_watch import TurnWatch
+from app.display.status_line import Segment, StatusInput, answer_label, status_segments
+from app.display.turn_watch import TurnWatch, settled_watch
 from app.store import StoredMessage
 from app.ui.widgets.assistant_turn import AssistantTurn
 from app.ui.widgets.status_bar import segments_content
@@ -23,15 +23,8 @@ from app.ui.widgets.user_message import UserMessage
 def stored_watch(message: StoredMessage) -> TurnWatch:
     """A TurnWatch on a clock that starts at 0 with the request, from the saved milliseconds."""
     turn = message.turn
-    watch = TurnWatch(started=0.0)
-    if message.ttft_ms is not None:
-        watch.first_token_at = message.ttft_ms / 1000
-    if message.duration_ms is not None:
-        watch.ended_at = message.duration_ms / 1000
-        watch.last_token_at = watch.ended_at if watch.first_token_at is not None else None
-    if turn is not None:
-        watch.chars = len(turn.text) + len(turn.reasoning)
-    return watch
+    chars = len(turn.text) + len(turn.reasoning) if turn is not None else 0
+    return settled_watch(message.ttft_ms, message.duration_ms, chars)
 
 
 def stored_segments(message: StoredMessage) -> list[Segment]:
@@ -110,12 +103,18 @@ async def mount_stored(
     return the answer views. The newest answers are drawn first: they are the ones in view."""
     widgets: list[Widget] = []
     views: list[AssistantTurn] = []
+    attempt = 0  # answers to the prompt above: the second one is `retry 2`
     for message in messages:
         if message.role == "user":
             widgets.append(UserMessage(message.text))
+            attempt = 0
         elif message.pane == pane and message.turn is not None:
+            attempt += 1
             view = AssistantTurn(
-                message.turn, stored_watch(message), keep_reasoning_open=keep_reasoning_open
+                message.turn,
+                stored_watch(message),
+                keep_reasoning_open=keep_reasoning_open,
+                label=answer_label(message.provider or "?", message.model or "?", attempt),
             )
             views.append(view)
             widgets += [view, StoredTurnInfo(message)]
