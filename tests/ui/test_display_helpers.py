@@ -207,3 +207,14 @@ def test_pacer_holds_long_lists_back_in_proportion() -> None:
     tracker.feed("\nParagraph after the list\n")
     assert tracker.list_lines is None
     assert flush_interval(tracker) == 0.0
+
+
+def test_status_counts_one_keepalive_in_the_singular_and_times_the_wait() -> None:
+    turn = Turn()
+    turn.apply(Keepalive())
+    watch = TurnWatch(started=0.0)
+    watch.observe(turn, 3.0)
+    segments = status_segments(StatusInput("p", "m", turn, watch, 3.0))
+    assert ("model still working 3.00s (1 keepalive)", WARN) in segments
+    early = status_segments(StatusInput("p", "m", Turn(), TurnWatch(started=0.0), 0.8))
+    assert [text for text, _ in early][2:4] == ["waiting", "0.80s"]  # elapsed before any byte
