@@ -60,6 +60,7 @@ class PromptInput(TextArea):
         max-height: 10;
         border: tall $primary 50%;
         &:focus { border: tall $primary; }
+        & .text-area--placeholder { color: $text-muted; }  /* it carries the key hints */
     }
     """
 
