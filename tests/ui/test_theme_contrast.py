@@ -81,9 +81,7 @@ async def test_all_text_of_a_comparison_reaches_4_5_to_1(
 ) -> None:
     one = fake_provider.provider(Api.CHAT, name="one", model="m-1")
     two = fake_provider.provider(Api.CHAT, name="two", model="m-2")
-    config = Config(
-        path=None, default="one", providers={"one": one, "two": two}, ui=UiSettings()
-    )
+    config = Config(path=None, default="one", providers={"one": one, "two": two}, ui=UiSettings())
     fake_provider.push(fake.stream(Api.CHAT), fake.stream(Api.CHAT))
     app = make_app(config, tmp_path, compare=["one", "two"])
     async with app.run_test(size=(120, 34)) as pilot:
@@ -104,5 +102,3 @@ def test_scrollbar_thumbs_stand_out_from_their_track(theme: str) -> None:
 def test_the_contrast_check_can_fail() -> None:
     assert contrast(Color.parse("#8D8F91"), Color.parse("#ECEFF3")) < 4.5  # the old hint
     assert contrast(Color.parse("#000000"), Color.parse("#FFFFFF")) == pytest.approx(21.0)
-
-

@@ -47,7 +47,7 @@ class ComparePane(ChatPane):
         height: 1fr;
         min-width: 20;
         min-height: 6;
-        &.-selected > ComparePaneHeader { background: $primary-muted; text-style: bold; }
+        &.-selected > ComparePaneHeader { background: $primary 15%; text-style: bold; }
     }
     """
 

@@ -60,12 +60,24 @@ class Transcript(VerticalScroll):
         viewport = self.region
         if not viewport:
             return
+        shift += self._scrolled_since_layout()
         margin = viewport.height // 2 + 1
         near = Region(
             viewport.x, viewport.y + shift - margin, viewport.width, viewport.height + 2 * margin
         )
         for answer in self.answers():
             await answer.virtualize(near)
+
+    def _scrolled_since_layout(self) -> int:
+        """Rows scrolled since the regions were last laid out. Regions come from the last
+        layout, so right after a jump (a fast answer mounted at once, then the scroll to its
+        end) they still stand where the view was: without this the segments now in view would
+        be judged far and put to sleep, and the screen left blank."""
+        first = next(iter(self.children), None)
+        if first is None or not first.region:
+            return 0
+        laid_out_at = self.content_region.y + first.virtual_region.y - first.region.y
+        return round(self.scroll_y) - laid_out_at
 
     async def page(self, direction: int) -> None:
         """Page up or down, waking what the new page will show before it is drawn."""
