@@ -16,7 +16,7 @@ from app.display.status_line import (
     DIM,
     ERROR,
     GOOD,
-    MAX_MESSAGE,
+    MAX_CODE,
     PLAIN,
     STATE,
     STILL_WORKING_AFTER,
@@ -74,11 +74,8 @@ def pane_status_segments(
         parts.append((clean_line(f"finish {stats.finish_reason}"), DIM))
     if stats.cost is not None:
         parts.append((format_cost(stats.cost), DIM))
-    if turn.error is not None:
-        code = f"{turn.error.code}: " if turn.error.code else ""
-        parts.append((clean_line(code + turn.error.message)[:MAX_MESSAGE], ERROR))
-    elif turn.interruption:
-        parts.append((clean_line(turn.interruption)[:MAX_MESSAGE], WARN))
+    if turn.error is not None:  # the full message is in the pane, under the answer
+        parts.append((clean_line(turn.error.code or "error")[:MAX_CODE], ERROR))
     return parts
 
 

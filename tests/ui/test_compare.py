@@ -15,6 +15,7 @@ from app.display.status_line import ERROR
 from app.ui.app import TriptychApp
 from app.ui.render_clock import MAX_PERIOD, next_period
 from app.ui.screens.compare import longest_period
+from app.ui.widgets.assistant_turn import outcome_text
 from app.ui.widgets.compare_pane import ComparePane
 from app.wire.engine import Api
 from app.wire.turn import TurnStatus
@@ -91,7 +92,9 @@ async def test_three_formats_stream_at_once_and_a_failure_stays_in_its_pane(
         assert am.current is not None
         assert am.current.answer.source == "Half an"  # the partial answer stays
         assert any(role == ERROR for _, role in am.status_bar.segments)
-        assert INTERRUPTED_MESSAGE in am.status_bar.plain
+        # The message once, in the pane under the answer; the status line keeps the code.
+        assert INTERRUPTED_MESSAGE not in am.status_bar.plain
+        assert INTERRUPTED_MESSAGE[1:] in outcome_text(am.current.turn)
         for pane in (cc, rs):
             assert pane.status_bar.segments[0][0] == "complete"
             assert not any(role == ERROR for _, role in pane.status_bar.segments)

@@ -63,6 +63,9 @@ Connect = Callable[[ProviderConfig], TurnStreamer]
 
 class ChatPane(Vertical):
     BLANK = True
+    LABEL_ANSWERS = (
+        True  # name each answer's provider · model above it (a compare pane's header does)
+    )
     DEFAULT_CSS = """
     ChatPane { height: 1fr; }
     """
@@ -153,7 +156,9 @@ class ChatPane(Vertical):
             turn,
             TurnWatch(started=now),
             keep_reasoning_open=self.keep_reasoning_open,
-            label=answer_label(self.provider.name, self.model, attempt),
+            label=answer_label(self.provider.name, self.model, attempt)
+            if self.LABEL_ANSWERS
+            else "",
         )
         self._figures_of = (self.provider.name, self.model)
         await self.transcript.mount_all([w for w in (prompt, self.current) if w is not None])

@@ -41,6 +41,7 @@ class ComparePaneHeader(Static):
 
 
 class ComparePane(ChatPane):
+    LABEL_ANSWERS = False
     DEFAULT_CSS = """
     ComparePane {
         width: 1fr;
