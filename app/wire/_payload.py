@@ -108,6 +108,9 @@ def sources_from(items: object) -> Sources:
             if item:
                 found.append(Source(item))
         elif isinstance(item, dict):
+            nested = item.get("url_citation")  # chat annotations nest the citation
+            if isinstance(nested, dict):
+                item = nested
             url = _first_str(item, "url", "uri", "link", "source")
             if url:
                 found.append(Source(url, _first_str(item, "title", "name", "cited_text")))

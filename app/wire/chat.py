@@ -4,7 +4,9 @@ The rules come from the kenari, Antara and Kimi documents and the wild-stream ca
 reference: reasoning under `reasoning_content` and/or `reasoning` (one source per stream, never
 both), tool-call fragments merged by `index` (id, type and name once, arguments appended), usage on
 the finish chunk, inside `choices[0]` (Kimi) or in a final chunk with empty `choices`, an error
-chunk at the top level or inside a choice, and `[DONE]` as the only completion marker.
+chunk at the top level or inside a choice, and `[DONE]` as the only completion marker. Citations
+come as kenari's `delta.sources`, OpenAI/OpenRouter `delta.annotations` (url_citation) or
+Perplexity's top-level `citations`; all become sources.
 """
 
 from __future__ import annotations
@@ -58,11 +60,13 @@ class ChatDecoder:
         if frame.event == "error":  # a proxy's `event: error` frame (reference case 17)
             out.append(_error(chunk.get("error") or chunk))
             return True
+        usage = chunk.get("usage")
         error = chunk.get("error")
         if error:
+            if usage and type(usage) is dict:  # OpenRouter counts what the failed call used
+                out.append(_usage(usage))
             out.append(_error(error))
             return True
-        usage = chunk.get("usage")
         stop = False
         choices = chunk.get("choices")
         if choices and type(choices) is list:
@@ -75,6 +79,9 @@ class ChatDecoder:
                     stop = True
         if not usage:
             usage = as_dict(chunk.get("x_groq")).get("usage")
+        citations = chunk.get("citations")
+        if citations:  # Perplexity: the URLs the answer's [n] marks point to, on every chunk
+            out.append(sources_from(citations))
         if usage and type(usage) is dict:
             out.append(_usage(usage))
         return stop
@@ -106,6 +113,9 @@ class ChatDecoder:
             sources = delta.get("sources")
             if sources:
                 out.append(sources_from(sources))
+            annotations = delta.get("annotations")
+            if annotations:  # OpenAI / OpenRouter web search: url_citation annotations
+                out.append(sources_from(annotations))
         finish = choice.get("finish_reason")
         if finish:
             self.close(out)

@@ -4,8 +4,8 @@ Dispatches on the payload's `type`, falling back to the `event:` name (some prox
 data-only frames). Blocks are keyed by `index` and created on demand; `thinking` blocks carry a
 signature that replaces, never appends; tool input is the raw joined `partial_json`; usage
 counts are cumulative, so `message_delta` overwrites only the fields it carries. Server-side
-tool blocks (`server_tool_use`, `*_tool_result`) are not the client's tool calls: their input is
-not surfaced, and search results become sources.
+tool blocks (`server_tool_use`, `mcp_tool_use`, `*_tool_result`) are not the client's tool calls:
+their input is not surfaced, and search results become sources.
 """
 
 from __future__ import annotations
@@ -40,7 +40,9 @@ from app.wire.events import (
 )
 from app.wire.sse import Frame
 
-_TOOL_BLOCKS = frozenset({"tool_use", "mcp_tool_use"})
+# The client's calls only: `server_tool_use` and `mcp_tool_use` (the MCP connector) run on the
+# provider's side, answered by a `*_tool_result` block in the same message.
+_TOOL_BLOCKS = frozenset({"tool_use"})
 
 
 class MessagesDecoder:

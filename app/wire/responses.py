@@ -3,7 +3,8 @@
 State is keyed by `output_index` (falling back to `item_id`) and created on demand, since
 third-party servers skip `output_item.added` or `content_part.added`. Text and arguments come
 from deltas; a `.done` event, a finished item or the final `response.output` only fill in what
-no delta carried. `response.completed` (any status) and `response.incomplete` end the stream;
+no delta carried; each message item's text is its own paragraph (a `commentary` preamble, then
+the final answer). `response.completed` (any status) and `response.incomplete` end the stream;
 `response.failed` and `error` fail it.
 """
 
@@ -58,6 +59,7 @@ class ResponsesDecoder:
         self._reasoning_kind = ""  # "summary" or "text": render one, never both
         self._reasoning_seen: set[tuple[int, int]] = set()
         self._last_summary: tuple[int, int] | None = None
+        self._text_item: int | None = None  # output_index of the message text came from last
 
     def decode(self, frame: Frame, out: list[Event]) -> bool:
         data = frame.data
@@ -68,10 +70,11 @@ class ResponsesDecoder:
         if not kind or type(kind) is not str:
             kind = frame.event
         if kind in _TEXT_DELTAS:
-            self._text_seen.add(self._part_key(event))
+            key = self._part_key(event)
+            self._text_seen.add(key)
             delta = event.get("delta")
             if delta and type(delta) is str:
-                out.append(TextDelta(delta))
+                self._text(key[0], delta, out)
         elif kind in _ARGS_DELTAS:
             index = self._index(event)
             self._ensure_call(index, event, out)
@@ -155,7 +158,15 @@ class ResponsesDecoder:
         """Text from a `.done` event or a finished item, unless deltas already carried it."""
         if key not in self._text_seen and text and type(text) is str:
             self._text_seen.add(key)
-            out.append(TextDelta(text))
+            self._text(key[0], text, out)
+
+    def _text(self, index: int, text: str, out: list[Event]) -> None:
+        """Text of one message item; a new message (a preamble's answer) is a new paragraph."""
+        if self._text_item != index:
+            if self._text_item is not None:
+                out.append(TextDelta("\n\n"))
+            self._text_item = index
+        out.append(TextDelta(text))
 
     def _item_added(self, event: dict[str, Any], out: list[Event]) -> None:
         item = as_dict(event.get("item"))
