@@ -5,8 +5,10 @@ tool calls and a closing summary line go to stderr. Model output is untrusted, s
 character except newline and tab is made visible before it reaches the terminal. `--json` prints
 one object at the end instead, with the exact fields documented in `answer_json`.
 
-Exit status: 0 complete, 1 failed or interrupted, 130 stopped by Ctrl+C (the stream is closed
-cleanly first, and `--json` still prints its object).
+Exit status: 0 complete, 1 failed or interrupted, 2 when the request could not be set up (a
+base_url httpx cannot use, unreadable SSL_CERT_FILE, a malformed HTTPS_PROXY: the message says
+which), 130 stopped by Ctrl+C (the stream is closed cleanly first, and `--json` still prints
+its object).
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ from app.wire.turn import Turn, TurnStatus
 EXIT_COMPLETE = 0
 EXIT_FAILED = 1
 EXIT_STOPPED = 130
+EXIT_CONFIG = 2
+BAD_CONFIG = "bad_config"  # the code of a turn the client could not even send
 EXIT_CODES = {TurnStatus.COMPLETE: EXIT_COMPLETE, TurnStatus.STOPPED: EXIT_STOPPED}
 
 
@@ -67,6 +71,8 @@ def run_ask(job: AskJob, stdout: TextIO, stderr: TextIO) -> int:
         printer = _Printer(stdout, stderr, job)
         turn, timing = asyncio.run(_ask(replace(job, provider=provider), recorder, printer))
         printer.finish(turn, timing)
+    if turn.error is not None and turn.error.code == BAD_CONFIG:
+        return EXIT_CONFIG  # the client could not be set up (base_url, certificates, proxy)
     return EXIT_CODES.get(turn.status, EXIT_FAILED)
 
 

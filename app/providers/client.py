@@ -20,7 +20,9 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
+import os
 import re
+import ssl
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -50,6 +52,8 @@ from app.redaction import (
     provider_secrets,
     scrub,
     scrub_cut,
+    unique,
+    url_secrets,
     without_userinfo,
 )
 from app.wire.engine import StreamEngine
@@ -535,14 +539,34 @@ class _BadBaseUrl(ValueError):
 
 
 def _setup_problem(exc: Exception) -> str:
-    """Why the HTTP client could not be made, and where to look."""
+    """Why the HTTP client could not be made, naming the setting to fix (never its value: a
+    proxy URL may hold a password)."""
     if isinstance(exc, _BadBaseUrl):
         return f"cannot use the provider's base_url ({exc}): fix base_url in the config"
-    detail = str(exc) or type(exc).__name__
-    return (
-        f"cannot set up the connection ({detail}): check SSL_CERT_FILE and SSL_CERT_DIR, "
-        "and HTTPS_PROXY, HTTP_PROXY and ALL_PROXY in the environment"
-    )
+    detail = scrub(str(exc) or type(exc).__name__, _environment_secrets())
+    if isinstance(exc, OSError | ssl.SSLError) and not isinstance(exc, httpx.InvalidURL):
+        named = [n for n in ("SSL_CERT_FILE", "SSL_CERT_DIR") if os.environ.get(n)]
+        where = " and ".join(named) or "SSL_CERT_FILE and SSL_CERT_DIR"
+        return f"cannot load the TLS certificates ({detail}): check {where} in the environment"
+    named = [n for n in _PROXY_VARIABLES if os.environ.get(n)]
+    if named:
+        return f"cannot use the proxy ({detail}): check {' and '.join(named)} in the environment"
+    return f"cannot set up the connection ({detail})"
+
+
+_PROXY_VARIABLES = (
+    "HTTPS_PROXY",
+    "https_proxy",
+    "HTTP_PROXY",
+    "http_proxy",
+    "ALL_PROXY",
+    "all_proxy",
+)
+
+
+def _environment_secrets() -> tuple[str, ...]:
+    """Credentials in the proxy variables: httpx's messages may quote a proxy URL."""
+    return unique(s for name in _PROXY_VARIABLES for s in url_secrets(os.environ.get(name, "")))
 
 
 def _unreadable_encoding(header: str) -> str | None:

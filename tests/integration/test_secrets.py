@@ -509,3 +509,29 @@ def test_a_crash_report_holds_no_secret_and_exits_1(
     assert "crashed while holding" in report
     assert done.returncode == 1
     assert leaks(report) == []
+
+
+@pytest.mark.parametrize(
+    ("env", "said"),
+    [
+        ({"SSL_CERT_FILE": "/nonexistent/ca.pem"}, "cannot load the TLS certificates"),
+        ({"HTTPS_PROXY": f"http://u:{PASSWORD}@proxy:notaport"}, "cannot use the proxy"),
+    ],
+    ids=["cert-file", "proxy"],
+)
+def test_ask_with_an_environment_httpx_cannot_use_is_a_config_error(
+    isolated: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    env: dict[str, str],
+    said: str,
+) -> None:
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    argv = ["--api", "chat", "--base-url", "https://example.invalid/v1", "--model", "m"]
+    code = cli.main(["ask", *argv, "--api-key-env", "HOSTILE_KEY", "q"])
+    out, err = capsys.readouterr()
+    assert code == 2
+    assert said in err
+    assert next(iter(env)) in err
+    assert leaks(out + err) == []
