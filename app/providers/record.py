@@ -61,6 +61,18 @@ def redact_headers(
     return out
 
 
+def _byte_forms(secrets: Iterable[str]) -> list[bytes]:
+    """Each secret as it may appear in response bytes: raw, and escaped as JSON writes it
+    (`\\/`, `\\uXXXX`), since the bytes are recorded before any JSON is decoded."""
+    forms: set[bytes] = set()
+    for secret in secrets:
+        forms.add(secret.encode())
+        for ascii_only in (False, True):
+            written = json.dumps(secret, ensure_ascii=ascii_only)[1:-1]
+            forms.update((written.encode(), written.replace("/", "\\/").encode()))
+    return sorted(forms)
+
+
 class Recorder:
     """Appends exchanges to one file. Opened lazily, flushed per line, closed with `close`."""
 
@@ -115,7 +127,7 @@ class RecordedExchange:
         self.secrets = secrets
         self._start = time.monotonic()
         # Fragments too: a key echoed split over two events leaves no whole copy in the bytes.
-        self._bytes = Redactor([s.encode() for s in secrets], REDACTED.encode(), fragments=FRAGMENT)
+        self._bytes = Redactor(_byte_forms(secrets), REDACTED.encode(), fragments=FRAGMENT)
 
     def response(self, status: int, headers: Mapping[str, str]) -> None:
         self.write(

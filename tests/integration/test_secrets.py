@@ -535,3 +535,16 @@ def test_ask_with_an_environment_httpx_cannot_use_is_a_config_error(
     assert said in err
     assert next(iter(env)) in err
     assert leaks(out + err) == []
+
+
+def test_a_key_echoed_json_escaped_is_not_recorded(tmp_path: Path) -> None:
+    key = "k/1/2/3/4/5/6/7/8/9/é"  # as a PHP server writes it: \/ and \u00e9
+    path = tmp_path / "rec.jsonl"
+    recorder = Recorder(path)
+    recorded = recorder.exchange("POST", "http://h/v1", {}, {}, [key])
+    escaped = key.replace("/", "\\/").replace("é", "\\u00e9")
+    recorded.data(f'data: {{"t": "{escaped}"}}\n\n'.encode())
+    recorded.end("eof")
+    recorder.close()
+    (exchange,) = read_recording(path)
+    assert exchange.body == b'data: {"t": "[redacted]"}\n\n'
