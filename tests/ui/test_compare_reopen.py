@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from textual.command import CommandPalette
 from textual.pilot import Pilot
 
 from app.compare.stats import format_cost, turn_cost
@@ -152,7 +153,10 @@ async def test_an_added_pane_reopens_with_the_conversation_it_carried_on(
     fakes: dict[Api, FakeProvider], tmp_path: Path
 ) -> None:
     db = tmp_path / "history.sqlite3"
-    fakes[Api.CHAT].push(fake.stream(Api.CHAT, answer("cc says two.")))
+    fakes[Api.CHAT].push(
+        fake.json_answer({"data": [{"id": "cc-model"}]}),  # GET /models, for the new pane
+        fake.stream(Api.CHAT, answer("cc says two.")),
+    )
     fakes[Api.MESSAGES].push(
         fake.stream(Api.MESSAGES, answer("am says one.")),
         fake.stream(Api.MESSAGES, answer("am says two.")),
@@ -166,6 +170,10 @@ async def test_an_added_pane_reopens_with_the_conversation_it_carried_on(
         screen = compare_screen(app)
         assert screen.selected_pane.provider.name == "am"
         await run_palette(pilot, "Add pane", "cc")
+        await wait_until(pilot, lambda: len(fakes[Api.CHAT].requests) == 1, what="its models")
+        await wait_until(pilot, lambda: isinstance(app.screen, CommandPalette), what="models")
+        await pilot.pause(0.3)
+        await pilot.press("enter")  # the first listed: cc's configured model
         await wait_until(pilot, lambda: len(screen.panes) == 3, what="a third pane")
         added = screen.panes[2]
         assert [m.text for m in added.conversation.messages] == ["first", "am says one."]
