@@ -12,7 +12,7 @@ from textual.command import CommandPalette
 from app.ui.app import TriptychApp
 from app.ui.screens.chat import ChatScreen
 from app.ui.screens.compare import CompareScreen
-from app.ui.screens.keys import KeysScreen
+from app.ui.screens.keys import KeysScreen, key_name
 from app.ui.widgets.prompt import PromptInput
 from app.wire.engine import Api
 from tests.fakes.provider import FakeProvider
@@ -140,3 +140,20 @@ async def test_textual_commands_that_duplicate_ours_leave_the_palette(
         await pilot.pause(0.4)
         shown = screen_text(app)
         assert shown.count("theme") + shown.count("Theme") == 2, shown  # the query and ours
+
+
+@pytest.mark.parametrize(
+    ("key", "shown"),
+    [
+        ("ctrl+shift+left", "Ctrl+Shift+Left"),
+        ("question_mark", "?"),
+        ("slash", "/"),
+        ("escape", "Esc"),
+        ("f1", "F1"),
+        ("pageup", "PageUp"),
+        ("ctrl+p", "Ctrl+P"),
+        ("up", "Up"),
+    ],
+)
+def test_key_names_read_as_on_the_keyboard(key: str, shown: str) -> None:
+    assert key_name(key) == shown

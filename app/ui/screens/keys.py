@@ -17,7 +17,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
 from textual.content import Content
 from textual.dom import DOMNode
-from textual.keys import key_to_character
+from textual.keys import format_key
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Static
 
@@ -53,10 +53,9 @@ class KeyGroup:
 
 def key_name(key: str) -> str:
     """`ctrl+shift+left` → `Ctrl+Shift+Left`, `question_mark` → `?`, `escape` → `Esc`."""
-    parts = key.split("+")
-    *modifiers, last = parts
-    character = key_to_character(last) if len(last) > 1 else last
-    if character is not None and len(character) == 1 and character.isprintable():
+    *modifiers, last = key.split("+")
+    character = format_key(last)  # Textual's own reading: "slash" → "/" (but "enter" → "⏎")
+    if len(character) == 1 and character.isascii() and character.isprintable():
         shown = character.upper() if modifiers else character
     else:
         shown = KEY_WORDS.get(last, last.replace("_", " ").title())
