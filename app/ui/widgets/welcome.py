@@ -13,6 +13,8 @@ from pathlib import Path
 from textual.content import Content
 from textual.widgets import Static
 
+from app.paths import create_config_hint
+
 DEMO_WORDS = (
     ("think", "reasoning streams first"),
     ("tool", "a tool call builds live"),
@@ -64,14 +66,7 @@ def welcome_content(facts: WelcomeFacts) -> Content:
     lines.append(Content.assemble(*keys))
     if facts.create is not None:
         lines.append(Content(""))
-        lines.append(
-            Content.assemble(
-                "Create ",
-                (str(facts.create), "bold"),
-                " — start from ",
-                ("`triptych config --example`", "$text-accent"),
-            )
-        )
+        lines.append(Content(create_config_hint(facts.create)))  # as `providers` says it
     return Content("\n").join(lines)
 
 
