@@ -33,11 +33,20 @@ def summaries(conn: sqlite3.Connection, ids: Sequence[int]) -> list[Conversation
             chunk,
         ):
             providers.setdefault(row[0], []).append(row[1])
+        statuses: dict[int, list[str]] = {}
+        for row in conn.execute(
+            "SELECT conversation_id, status FROM messages WHERE role = 'assistant' AND "
+            f"conversation_id IN ({marks}) ORDER BY id",
+            chunk,
+        ):
+            statuses.setdefault(row[0], []).append(row[1] or "")
         for row in conn.execute(
             "SELECT c.id, c.title, c.kind, c.created_at, c.updated_at, "
             " (SELECT substr(m.text, 1, 400) FROM messages m WHERE m.conversation_id = c.id"
             "  AND m.role = 'user' ORDER BY m.id LIMIT 1) AS first_prompt, "
-            " (SELECT count(*) FROM messages m WHERE m.conversation_id = c.id) AS message_count "
+            " (SELECT count(*) FROM messages m WHERE m.conversation_id = c.id) AS message_count, "
+            " (SELECT count(*) FROM messages m WHERE m.conversation_id = c.id"
+            "  AND m.role = 'user') AS prompts "
             f"FROM conversations c WHERE c.id IN ({marks})",
             chunk,
         ):
@@ -49,8 +58,18 @@ def summaries(conn: sqlite3.Connection, ids: Sequence[int]) -> list[Conversation
                 message_count=row["message_count"],
                 created_at=row["created_at"],
                 updated_at=row["updated_at"],
+                outcome=outcome(row["prompts"], statuses.get(row["id"], [])),
             )
     return [found[i] for i in ids if i in found]
+
+
+def outcome(prompts: int, statuses: list[str]) -> str:
+    """How a one-prompt attempt ended, when none of its answers completed; "" otherwise
+    (also while one still streams: one cut off by a killed process is marked on the next
+    start, app/store/liveness.py)."""
+    if prompts != 1 or not statuses or {"complete", "streaming"} & set(statuses):
+        return ""
+    return ", ".join(dict.fromkeys(s or "interrupted" for s in statuses))
 
 
 def search_hits(conn: sqlite3.Connection, query: str, limit: int, *, fts5: bool) -> dict[int, str]:
@@ -113,4 +132,4 @@ def snippet(text: str, query: str, before: int = 40, after: int = 100) -> str:
     return ("…" if start else "") + piece + ("…" if end < len(text) else "")
 
 
-__all__ = ["newest_ids", "search_hits", "snippet", "summaries"]
+__all__ = ["newest_ids", "outcome", "search_hits", "snippet", "summaries"]

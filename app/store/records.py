@@ -32,6 +32,9 @@ class ConversationSummary:
     created_at: float  # wall clock, seconds since the epoch
     updated_at: float
     snippet: str = ""  # for search results: where the words were found
+    # How a one-prompt attempt ended when none of its answers completed ("failed", "stopped",
+    # "interrupted"; several joined by ", " in a comparison): such a row is a try, not a chat.
+    outcome: str = ""
 
 
 @dataclass(frozen=True, slots=True)

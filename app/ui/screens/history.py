@@ -26,7 +26,7 @@ from app.ui.widgets.history_dialogs import ConfirmDelete, RenameDialog
 from app.ui.widgets.history_list import HistoryList
 
 SEARCH_DELAY = 0.12  # seconds of typing pause before the search runs
-OPEN_HINT = " · ↓ to choose · Enter opens the highlighted one"
+OPEN_HINT = " · ↓ to choose · Enter opens"  # fits 80 columns
 
 
 class HistoryScreen(Screen[int | None]):

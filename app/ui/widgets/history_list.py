@@ -19,6 +19,7 @@ from textual.message import Message
 from textual.widgets import OptionList
 from textual.widgets.option_list import Option
 
+from app.display.plain_text import plain_snippet
 from app.display.sanitize import clean_line
 from app.store import ConversationSummary
 
@@ -35,19 +36,21 @@ def when(timestamp: float, now: float) -> str:
 
 
 def row_content(summary: ConversationSummary, query: str, now: float) -> Content:
+    """Title and facts, one row each (cut with an ellipsis, never wrapped: HistoryList's CSS),
+    and, for a search, the snippet where it matched. The facts name the state of a one-prompt
+    attempt that did not complete, so a failed try is told from a conversation at a glance."""
     title = Content.styled(clean_line(summary.title) or "(empty)", "bold")
     count = summary.message_count
-    facts = [
-        f"#{summary.id}",
-        when(summary.updated_at, now),
-        clean_line(", ".join(summary.providers)) or "no answer yet",
-        f"{count} message{'s' if count != 1 else ''}",
-    ]
+    facts = [Content(f"#{summary.id}"), Content(when(summary.updated_at, now))]
+    if summary.outcome:  # before the names, which may be cut at the edge
+        facts.append(Content.styled(clean_line(summary.outcome), "$text-warning"))
+    facts.append(Content(clean_line(", ".join(summary.providers)) or "no answer yet"))
+    facts.append(Content(f"{count} message{'s' if count != 1 else ''}"))
     if summary.kind == "compare":
-        facts.append("comparison")
-    lines = [title, Content.styled(" · ".join(facts), "$text-muted")]
+        facts.append(Content("comparison"))
+    lines = [title, Content(" · ").join(facts).stylize_before("$text-muted")]
     if summary.snippet:
-        snippet = clean_line(summary.snippet)
+        snippet = plain_snippet(clean_line(summary.snippet))
         if len(snippet) > SNIPPET_CHARS:
             snippet = snippet[: SNIPPET_CHARS - 1] + "…"
         lines.append(highlight_words(snippet, query))
@@ -71,6 +74,8 @@ class HistoryList(OptionList):
         border: none;
         padding: 0 1;
         background: $background;
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
         & > .option-list--option { padding: 0 1; }
     }
     """

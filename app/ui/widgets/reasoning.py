@@ -20,12 +20,21 @@ TAIL_CHARS = 200
 
 def last_line(text: str, width: int = TAIL_CHARS) -> str:
     """The end of the last non-empty line, cut to `width` cells from the left (it is the
-    newest words that matter in a live tail)."""
+    newest words that matter in a live tail), at the start of a word: a tail that begins
+    "…ning the question" reads as a typo."""
     for line in reversed(text[-TAIL_CHARS * 4 :].splitlines()):
         line = clean_line(line.strip())
         if line:
-            return line if len(line) <= width else "…" + line[-(width - 1) :]
+            return line if len(line) <= width else "…" + _words_from(line[-(width - 1) :], line)
     return ""
+
+
+def _words_from(end: str, line: str) -> str:
+    """`end` (the last characters of `line`) without the part of a word the cut left."""
+    if line[-len(end) - 1].isspace():
+        return end  # the cut fell between words
+    space = next((i for i, char in enumerate(end) if char.isspace()), -1)
+    return end if space < 0 else end[space:].lstrip()
 
 
 class ReasoningPane(Collapsible):
