@@ -67,7 +67,7 @@ class StreamEngine:
         except EventTooLarge as exc:
             self._decode(exc.frames, out)
             if not self.done:
-                self._fail(out, "event_too_large", str(exc))
+                self._fail(out, "no_events" if exc.eventless else "event_too_large", str(exc))
             return
         except Exception as exc:  # a reader bug must not kill the app
             self._fail(out, "malformed_stream", f"the stream could not be read ({exc})")

@@ -12,7 +12,9 @@ chunk into one unparsable event, and such a line has no meaning as a field anywa
 Cost is linear in the bytes: a line that arrives over many reads is kept as a list of pieces and
 joined once, never re-copied per read. Memory for one event is bounded by `max_event_bytes`,
 counted over the raw lines of the event, so whether an event is too large never depends on how
-the network split it.
+the network split it. Work per read is bounded too: a huge read is taken in 1 MiB slices, and
+more than 4 MiB with no frame or comment at all (blank lines, lines that name nothing) ends the
+stream as broken, as an oversized event does.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 DEFAULT_MAX_EVENT_BYTES = 16 * 1024 * 1024
+MAX_EVENTLESS_BYTES = 4 * 1024 * 1024  # providers send an event or a keepalive far sooner
+_SLICE = 1024 * 1024  # a larger read (a decompressed one can be 64 MiB) is taken in slices
 _BOM = b"\xef\xbb\xbf"
 
 
@@ -50,17 +54,30 @@ class EventTooLarge(Exception):
     loses nothing that arrived intact (and the outcome does not depend on read boundaries).
     """
 
-    def __init__(self, limit: int, frames: list[Frame | Comment] | None = None) -> None:
-        super().__init__(f"one server-sent event exceeded {limit:,} bytes")
+    def __init__(
+        self, limit: int, frames: list[Frame | Comment] | None = None, *, eventless: bool = False
+    ) -> None:
+        if eventless:
+            message = f"the provider sent more than {limit:,} bytes without a single event"
+        else:
+            message = f"one server-sent event exceeded {limit:,} bytes"
+        super().__init__(message)
         self.limit = limit
+        self.eventless = eventless
         self.frames: list[Frame | Comment] = frames if frames is not None else []
 
 
 class SSEReader:
     """Feed it byte pieces with `feed`; call `close` at end of stream."""
 
-    def __init__(self, max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES) -> None:
+    def __init__(
+        self,
+        max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
+        max_eventless_bytes: int = MAX_EVENTLESS_BYTES,
+    ) -> None:
         self.max_event_bytes = max_event_bytes
+        self.max_eventless_bytes = max_eventless_bytes
+        self._eventless = 0  # bytes of lines since the last frame or comment (blank runs)
         self._head: bytes | None = b""  # bytes seen before the BOM check; None once done
         self._skip_lf = False  # the last piece ended in CR: a leading LF belongs to it
         self._partial: list[bytes] = []  # pieces of a line not yet terminated
@@ -77,8 +94,19 @@ class SSEReader:
         """Return every frame and comment completed by this piece.
 
         Raises `EventTooLarge` (carrying the frames completed before it) when one event passes
-        the limit; later calls return nothing.
+        the limit, or when more than `max_eventless_bytes` pass with no frame or comment at all
+        (a body of blank lines, maybe a small gzip that expands a thousandfold); later calls
+        return nothing.
         """
+        if len(chunk) > _SLICE:  # bounded work per slice: a split never changes the frames
+            out: list[Frame | Comment] = []
+            for start in range(0, len(chunk), _SLICE):
+                try:
+                    out += self.feed(chunk[start : start + _SLICE])
+                except EventTooLarge as exc:
+                    exc.frames[:0] = out
+                    raise
+            return out
         if self._unusual:  # rare states kept off the per-read path
             chunk = self._prelude(chunk)
         if b"\r" in chunk:
@@ -98,7 +126,7 @@ class SSEReader:
             lines[0] = b"".join(partial)
             self._partial = partial = []
         rest = lines.pop()
-        out: list[Frame | Comment] = []
+        out = []
         self._lines(lines, out)
         if rest:
             partial.append(rest)
@@ -154,6 +182,7 @@ class SSEReader:
         """The WHATWG line rules. Hot path: state in locals, `data: ` and blank lines first."""
         data, event, size = self._data, self._event, self._size
         limit = self.max_event_bytes
+        eventless = self._eventless
         for line in lines:
             if line.startswith(b"data: "):
                 size += len(line) + 1
@@ -164,6 +193,11 @@ class SSEReader:
                     name = event.decode("utf-8", "replace") if event else ""
                     out.append(Frame(name, raw.decode("utf-8", "replace"), self._id))
                     data = []
+                    eventless = 0
+                else:  # a blank line that ends nothing: count it, and the lines before it
+                    eventless += size + 1
+                    if eventless > self.max_eventless_bytes:
+                        self._overflow(out, eventless=True)
                 event, size = b"", 0
                 continue
             elif line.startswith(b"event:"):
@@ -176,12 +210,18 @@ class SSEReader:
                     self._data, self._event = data, event
                     self._dispatch(out)
                     data = []
+                    eventless = 0
+                else:
+                    eventless += size + len(line) + 1
+                    if eventless > self.max_eventless_bytes:
+                        self._overflow(out, eventless=True)
                 event, size = b"", 0
                 continue
             else:
                 size += len(line) + 1
                 if line[0] == 0x3A:
                     out.append(Comment(line[1:].strip().decode("utf-8", "replace")))
+                    eventless = 0
                 else:
                     name_, colon, value = line.partition(b":")
                     if colon and value[:1] == b" ":
@@ -196,6 +236,7 @@ class SSEReader:
             if size > limit:
                 self._overflow(out)
         self._data, self._event, self._size = data, event, size
+        self._eventless = eventless
 
     def _dispatch(self, out: list[Frame | Comment]) -> None:
         data = self._data
@@ -203,12 +244,13 @@ class SSEReader:
         name = self._event.decode("utf-8", "replace") if self._event else ""
         out.append(Frame(name, raw.decode("utf-8", "replace"), self._id))
 
-    def _overflow(self, out: list[Frame | Comment]) -> None:
+    def _overflow(self, out: list[Frame | Comment], *, eventless: bool = False) -> None:
         self._broken = self._unusual = True
         self._partial = []
         self._partial_size = 0
         self._data, self._event, self._size = [], b"", 0
-        raise EventTooLarge(self.max_event_bytes, out)
+        limit = self.max_eventless_bytes if eventless else self.max_event_bytes
+        raise EventTooLarge(limit, out, eventless=eventless)
 
     def _strip_bom(self, chunk: bytes) -> bytes:
         assert self._head is not None
@@ -220,4 +262,11 @@ class SSEReader:
         return head[len(_BOM) :] if head.startswith(_BOM) else head
 
 
-__all__ = ["DEFAULT_MAX_EVENT_BYTES", "Comment", "EventTooLarge", "Frame", "SSEReader"]
+__all__ = [
+    "DEFAULT_MAX_EVENT_BYTES",
+    "MAX_EVENTLESS_BYTES",
+    "Comment",
+    "EventTooLarge",
+    "Frame",
+    "SSEReader",
+]

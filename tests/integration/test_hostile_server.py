@@ -15,6 +15,7 @@ import io
 import json
 import sys
 import time
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -270,3 +271,39 @@ def test_random_status_lines_headers_and_bodies_never_crash_ask(
                 assert (document["status"] == "complete") == (code == 0), where
             else:
                 assert err.rstrip().splitlines(), where  # the summary line is always there
+
+
+def gzip_of_newlines(size: int) -> bytes:
+    """A small gzip body that expands to `size` bytes of newlines (about 1000:1)."""
+    packer = zlib.compressobj(1, zlib.DEFLATED, 31)  # 31: a gzip header
+    block = b"\n" * (1 << 20)
+    parts = [packer.compress(block) for _ in range(size >> 20)]
+    return b"".join([*parts, packer.flush()])
+
+
+def test_a_gzip_bomb_of_newlines_stops_at_a_bound_not_at_its_end(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """16 MiB or 128 MiB of blank lines cost the same: reading stops after 4 MiB with no
+    event, with a message, where it used to go on at 100% CPU to the end."""
+    headers = [("Content-Type", "text/event-stream"), ("Content-Encoding", "gzip")]
+    seconds = {}
+    for size in (16 << 20, 128 << 20):
+        body = gzip_of_newlines(size)
+        with HostileServer() as server:
+            server.push(*(response(200, headers, body) for _ in range(2)))
+            outputs: list[str] = []
+
+            def run(server: HostileServer = server, outputs: list[str] = outputs) -> None:
+                code, out, err = ask(monkeypatch, server, "--json")
+                assert code == 1, err
+                outputs.append(out)
+
+            seconds[size] = cpu_seconds(run)
+        for out in outputs:
+            error = json.loads(out)["error"]
+            assert error["code"] == "no_events"
+            assert error["message"] == (
+                "the provider sent more than 4,194,304 bytes without a single event"
+            )
+    assert seconds[128 << 20] / seconds[16 << 20] < 3, seconds
