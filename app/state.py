@@ -1,7 +1,7 @@
 """What the app remembers between runs (last provider, model, theme), kept in its own state.toml.
 
-With the choice it keeps what config.toml said when it was remembered (`config_default`, and the
-remembered provider's `config_model`), so an edit of the config since can win over it. A file
+With the choice it keeps what config.toml said when it was remembered (`config_default`, the
+remembered provider's `config_model`, and `config_theme`), so an edit of the config since can win over it. A file
 written before those fields existed still reads: they are simply unknown (None).
 
 It is separate from config.toml so the user's file — and its comments — is never rewritten.
@@ -32,9 +32,10 @@ class State:
     theme: str | None = None
     config_default: str | None = None  # the config's `default` when the choice was remembered
     config_model: str | None = None  # ... and the remembered provider's configured `model`
+    config_theme: str | None = None  # ... and its `ui.theme` ("" when it set none)
 
 
-FIELDS = ("provider", "model", "theme", "config_default", "config_model")
+FIELDS = ("provider", "model", "theme", "config_default", "config_model", "config_theme")
 MODEL_FIELDS = ("model", "config_model")
 
 
@@ -46,6 +47,8 @@ def valid_model_id(model: str) -> bool:
 
 
 def _valid(name: str, value: str) -> bool:
+    if name == "config_theme":
+        return True  # "" records that the config named no theme
     return valid_model_id(value) if name in MODEL_FIELDS else bool(value)
 
 

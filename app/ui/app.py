@@ -172,7 +172,13 @@ class TriptychApp(App[int]):
         self.call_after_refresh(gc.freeze)  # the startup heap is never garbage: stop scanning it
 
     def _initial_theme(self) -> str:
-        for name in (self.state.theme, self.config.ui.theme):
+        """The remembered theme, unless the config's `ui.theme` changed since it was
+        remembered (as for the provider and model: an edit of the config is never ignored)."""
+        configured = self.config.ui.theme or ""
+        known = self.state.config_theme
+        changed = known is not None and known != configured
+        order = (configured, self.state.theme) if changed else (self.state.theme, configured)
+        for name in order:
             if name and name in self.available_themes:
                 return name
         return DEFAULT_THEME
@@ -208,6 +214,7 @@ class TriptychApp(App[int]):
             "theme": self.theme,
             "config_default": self.config.default,
             "config_model": None if configured is None else configured.model,
+            "config_theme": self.config.ui.theme or "",
         }
         current.update(changes)
         self.state = State(**current)

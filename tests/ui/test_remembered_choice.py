@@ -115,6 +115,7 @@ async def test_a_switch_remembers_what_the_config_said_and_drops_the_mark(tmp_pa
         "theme": state["theme"],
         "config_default": "a",
         "config_model": "c-1",
+        "config_theme": "",  # the config named no theme
     }
 
 
@@ -125,3 +126,44 @@ async def test_an_explicit_provider_is_not_marked_and_ignores_the_default(tmp_pa
     )
     assert (provider, model, header) == ("a", "a-1", "a · a-1")
     assert not any("config.toml" in note for note in notes)
+
+
+def themed(theme: str | None) -> Config:
+    from dataclasses import replace
+
+    from app.config import UiSettings
+
+    return replace(config(), ui=UiSettings(theme=theme))
+
+
+async def started_theme(app: TriptychApp) -> str:
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        return app.theme
+
+
+async def test_a_theme_set_in_the_config_since_wins_over_the_remembered_one(
+    tmp_path: Path,
+) -> None:
+    # The first run remembers the theme the config had then (none); the user picks light.
+    assert await started_theme(make_app(themed(None), tmp_path)) == "triptych-dark"
+    app = make_app(themed(None), tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        app.theme = "triptych-light"
+        await pilot.pause()
+    # Unchanged config: the remembered choice stays, start after start.
+    assert await started_theme(make_app(themed(None), tmp_path)) == "triptych-light"
+    assert await started_theme(make_app(themed(None), tmp_path)) == "triptych-light"
+    # The user then writes a theme into the config: it wins, and keeps winning.
+    assert await started_theme(make_app(themed("triptych-high-contrast"), tmp_path)) == (
+        "triptych-high-contrast"
+    )
+    assert await started_theme(make_app(themed("triptych-high-contrast"), tmp_path)) == (
+        "triptych-high-contrast"
+    )
+    assert state_of(tmp_path)["config_theme"] == "triptych-high-contrast"
+
+
+async def test_an_old_state_file_keeps_its_theme(tmp_path: Path) -> None:
+    remembered(tmp_path, B2_UNDER_A + 'theme = "triptych-light"\n')
+    assert await started_theme(make_app(themed("triptych-dark"), tmp_path)) == "triptych-light"
