@@ -1,8 +1,8 @@
 """What the app remembers between runs (last provider, model, theme), kept in its own state.toml.
 
 With the choice it keeps what config.toml said when it was remembered (`config_default`, the
-remembered provider's `config_model`, and `config_theme`), so an edit of the config since can win over it. A file
-written before those fields existed still reads: they are simply unknown (None).
+remembered provider's `config_model`, and `config_theme`), so an edit of the config since can
+win over it. A file written before those fields existed still reads: they are simply unknown.
 
 It is separate from config.toml so the user's file — and its comments — is never rewritten.
 Losing it costs nothing, so a missing or broken file reads as "nothing remembered" instead of an
