@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 from app.paths import data_dir
 from app.store import queries
@@ -52,7 +53,8 @@ def history_path(environ: Mapping[str, str] | None = None) -> Path:
 
 
 class Store:
-    """One connection to the history file. Calls are small and fast enough for the UI loop."""
+    """One connection to the history file. A write may wait up to BUSY_TIMEOUT_MS for another
+    instance's lock, so the app makes its writes from a thread of their own (writer.py)."""
 
     def __init__(
         self,
@@ -166,15 +168,30 @@ class Store:
         """
         if final and not turn.done:
             raise ValueError("a final save needs a settled turn: call turn.end() first")
-        columns = turn_columns(turn)
-        columns.update(ttft_ms=ttft_ms, duration_ms=duration_ms, updated_at=self.clock())
+        return self.save_columns(
+            turn_id, turn_columns(turn), ttft_ms=ttft_ms, duration_ms=duration_ms, final=final
+        )
+
+    def save_columns(
+        self,
+        turn_id: int,
+        columns: Mapping[str, Any],
+        *,
+        ttft_ms: int | None = None,
+        duration_ms: int | None = None,
+        final: bool = False,
+    ) -> bool:
+        """`save_turn` of a snapshot taken with `turn_columns`: the app takes it on the UI loop,
+        where the turn grows, and writes it from the writer thread."""
+        row = dict(columns)
+        row.update(ttft_ms=ttft_ms, duration_ms=duration_ms, updated_at=self.clock())
         if final:
-            columns["owner"] = None
-        assignments = ", ".join(f"{name} = :{name}" for name in columns)
+            row["owner"] = None
+        assignments = ", ".join(f"{name} = :{name}" for name in row)
         with self._write() as conn:
             cur = conn.execute(
                 f"UPDATE messages SET {assignments} WHERE id = :id AND role = 'assistant'",
-                {**columns, "id": turn_id},
+                {**row, "id": turn_id},
             )
             if cur.rowcount != 1:
                 return False
@@ -182,7 +199,7 @@ class Store:
                 conn.execute(
                     "UPDATE conversations SET updated_at = ? WHERE id = "
                     "(SELECT conversation_id FROM messages WHERE id = ?)",
-                    (columns["updated_at"], turn_id),
+                    (row["updated_at"], turn_id),
                 )
         return True
 

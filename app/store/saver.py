@@ -1,8 +1,8 @@
 """Saving a streaming turn at most about a second behind, without a write per token.
 
-The UI calls `maybe_save` on every render tick and `final` once the turn is settled. A save is
-skipped while nothing has changed, except for an occasional heartbeat that tells other instances
-the writer is still alive (see liveness.STALE_AFTER).
+The app asks `SaveSchedule.due` on every render tick and saves once more when the turn settles.
+A save is skipped while nothing has changed, except for an occasional heartbeat that tells other
+instances the writer is still alive (see liveness.STALE_AFTER).
 """
 
 from __future__ import annotations
@@ -17,18 +17,19 @@ from app.wire.turn import Turn
 HEARTBEAT = STALE_AFTER / 4
 
 
-class TurnSaver:
-    def __init__(self, store: Store, turn_id: int, *, interval: float = 1.0) -> None:
-        self.store = store
-        self.turn_id = turn_id
+class SaveSchedule:
+    """When the next save of a streaming turn is due: at most every `interval` seconds while it
+    changes, and every HEARTBEAT while it does not. Kept apart from writing, so the app can
+    decide on its loop and write from its writer thread."""
+
+    def __init__(self, interval: float = 1.0) -> None:
         self.interval = interval
         self.saves = 0
-        self.gone = False  # the row was deleted under us; saving goes on harmlessly
         self._last_at: float | None = None
         self._last_shape: Hashable = None
 
-    def maybe_save(self, turn: Turn, now: float | None = None) -> bool:
-        """Save if `interval` has passed since the last save and the turn changed; True if saved.
+    def due(self, turn: Turn, now: float | None = None) -> bool:
+        """True if a save is due now; it then counts as taken.
 
         `now` is a monotonic time in seconds (time.monotonic() when omitted).
         """
@@ -39,9 +40,37 @@ class TurnSaver:
         shape = _shape(turn)
         if last is not None and shape == self._last_shape and now - last < HEARTBEAT:
             return False
-        self.gone = not self.store.save_turn(self.turn_id, turn)
         self._last_at, self._last_shape = now, shape
         self.saves += 1
+        return True
+
+
+class TurnSaver:
+    """A SaveSchedule writing straight to a store (headless callers, tests)."""
+
+    def __init__(self, store: Store, turn_id: int, *, interval: float = 1.0) -> None:
+        self.store = store
+        self.turn_id = turn_id
+        self.schedule = SaveSchedule(interval)
+        self.finals = 0
+        self.gone = False  # the row was deleted under us; saving goes on harmlessly
+
+    @property
+    def interval(self) -> float:
+        return self.schedule.interval
+
+    @property
+    def saves(self) -> int:
+        return self.schedule.saves + self.finals
+
+    def maybe_save(self, turn: Turn, now: float | None = None) -> bool:
+        """Save if `interval` has passed since the last save and the turn changed; True if saved.
+
+        `now` is a monotonic time in seconds (time.monotonic() when omitted).
+        """
+        if not self.schedule.due(turn, now):
+            return False
+        self.gone = not self.store.save_turn(self.turn_id, turn)
         return True
 
     def final(
@@ -51,7 +80,7 @@ class TurnSaver:
         self.gone = not self.store.save_turn(
             self.turn_id, turn, ttft_ms=ttft_ms, duration_ms=duration_ms, final=True
         )
-        self.saves += 1
+        self.finals += 1
 
 
 def _shape(turn: Turn) -> Hashable:
@@ -72,4 +101,4 @@ def _shape(turn: Turn) -> Hashable:
     )
 
 
-__all__ = ["HEARTBEAT", "TurnSaver"]
+__all__ = ["HEARTBEAT", "SaveSchedule", "TurnSaver"]

@@ -6,16 +6,26 @@ about to be sent, on each render tick while a turn streams, and once the turn se
 history screen reads through `History`. The first StoreError turns history off for the rest of
 the session and is reported once (its message says which file and what to do): a half-written
 history is still better than a chat that stops working.
+
+Every write goes through one writer thread (app/store/writer.py), in the order asked: a write
+may wait up to the busy timeout for another instance's lock, and must never hold up drawing or
+typing. A turn's snapshot is taken here, on the loop that fills the turn; the stream waits for
+its prompt to be stored (`TurnRecord.written`) before the request goes out. Reads first wait
+for the writes asked before them, so the list and exports show what was just done.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
 import re
+import threading
 from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from app.conversation import Conversation, Message
 from app.providers.client import Timing
@@ -28,10 +38,12 @@ from app.store import (
     StoredConversation,
     StoredMessage,
     StoreError,
-    TurnSaver,
     export_conversation,
 )
-from app.store.records import first_line
+from app.store.errors import SESSION_OFF
+from app.store.records import first_line, turn_columns
+from app.store.saver import SaveSchedule
+from app.store.writer import StoreWriter
 from app.wire.turn import Turn
 
 Severity = Literal["information", "warning", "error"]
@@ -50,7 +62,12 @@ class History:
     def __init__(self, store: Store | None, problem: str | None = None) -> None:
         self.store = store
         self.problem = problem
+        # Called once when history goes off; on the app's loop, even when a write failed on
+        # the writer thread.
         self.on_problem: Callable[[str], None] = lambda _message: None
+        self._writer = StoreWriter() if store is not None else None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._loop_thread: int | None = None
 
     @classmethod
     def open(cls, path: Path | None) -> History:
@@ -84,16 +101,58 @@ class History:
         return notices
 
     def fail(self, exc: StoreError) -> None:
-        """Turn history off for this session and tell the user once."""
+        """Turn history off for this session and tell the user once (from any thread)."""
         if self.store is None:
             return
         self.problem = str(exc)
         self.store = None
-        self.on_problem(self.problem)
+        self._tell(self.problem)
+
+    def _tell(self, message: str) -> None:
+        loop = self._loop
+        if loop is None or self._loop_thread == threading.get_ident():
+            self.on_problem(message)
+            return
+        with contextlib.suppress(RuntimeError):  # a closed loop: nobody is left to tell
+            loop.call_soon_threadsafe(self.on_problem, message)
+
+    # -- the writer thread ---------------------------------------------------------------------
+
+    def submit(self, write: Callable[[Store], None]) -> Future[None]:
+        """Run `write` on the writer thread, after every write asked before it; history off
+        when it fails. The Future is done once it has run (at once when history is off)."""
+        writer = self._writer
+        if self.store is None or writer is None:
+            return _done()
+        if self._loop is None:
+            try:
+                self._loop = asyncio.get_running_loop()
+                self._loop_thread = threading.get_ident()
+            except RuntimeError:
+                pass  # no loop (headless use, tests): problems are told on the writer thread
+
+        def run() -> None:
+            store = self.store
+            if store is None:
+                return
+            try:
+                write(store)
+            except StoreError as exc:
+                self.fail(exc)
+            except Exception as exc:  # a bug here must not stop the chat
+                self.fail(StoreError(f"Saving to {store.path} failed ({exc!r}){SESSION_OFF}"))
+
+        return writer.submit(run)
+
+    def wait(self) -> None:
+        """Block until the writes asked so far are done (reads, exports, tests)."""
+        if self._writer is not None:
+            self._writer.wait()
 
     # -- reading and managing (the history screen) -----------------------------------------
 
     def conversations(self, query: str = "", limit: int = 200) -> list[ConversationSummary]:
+        self.wait()
         store = self.store
         if store is None:
             return []
@@ -105,6 +164,7 @@ class History:
 
     def load(self, conv_id: int) -> StoredConversation | None:
         """The conversation, or None if it is gone (deleted elsewhere) or history is off."""
+        self.wait()
         store = self.store
         if store is None:
             return None
@@ -117,6 +177,7 @@ class History:
             return None
 
     def last_conversation_id(self) -> int | None:
+        self.wait()
         store = self.store
         if store is None:
             return None
@@ -133,6 +194,8 @@ class History:
         return self._change(lambda store: store.delete(conv_id))
 
     def _change(self, change: Callable[[Store], None]) -> bool:
+        """Rename and delete from the history screen, which shows the outcome at once."""
+        self.wait()
         store = self.store
         if store is None:
             return False
@@ -150,6 +213,7 @@ class History:
 
         Raises ConversationNotFound, StoreError or OSError for the caller to report.
         """
+        self.wait()
         store = self.store
         if store is None:
             raise StoreError(self.problem or "History is off in this session.")
@@ -174,9 +238,12 @@ class History:
         return first_line(stored.title) or first_line(prompts[0] if prompts else "")
 
     def close(self) -> None:
-        if self.store is not None:
-            self.store.close()
-            self.store = None
+        """Finish the queued writes (a clean exit loses none), then close the file."""
+        if self._writer is not None:
+            self._writer.close()
+        store, self.store = self.store, None
+        if store is not None:
+            store.close()
 
     # -- writing ---------------------------------------------------------------------------
 
@@ -190,6 +257,12 @@ class History:
         record.conv_id = stored.id
         record.prompt_ids = [m.id for m in stored.messages if m.role == "user"]
         return record
+
+
+def _done() -> Future[None]:
+    done: Future[None] = Future()
+    done.set_result(None)
+    return done
 
 
 def _slug(title: str) -> str:
@@ -207,7 +280,11 @@ def _unused(folder: Path, stem: str, fmt: str) -> Path:
 
 
 class ConversationRecord:
-    """One conversation being written: its prompts, and a TurnRecord per answer."""
+    """One conversation being written: its prompts, and a TurnRecord per answer.
+
+    `conv_id` and `prompt_ids` are kept by the writes themselves, on the writer thread; the app
+    reads them only after `History.wait` (its reads and exports wait).
+    """
 
     def __init__(self, history: History, *, kind: Kind, system: str | None) -> None:
         self.history = history
@@ -216,12 +293,13 @@ class ConversationRecord:
         self.conv_id: int | None = None
         self.prompt_ids: list[int] = []  # store ids of the prompts, oldest first
 
-    def prompt(self, text: str) -> int | None:
-        """Store a prompt before it is sent; the conversation is created on the first one."""
-        store = self.history.store
-        if store is None:
+    def prompt(self, text: str) -> Future[None] | None:
+        """Store a prompt, before any request for it (the turn's `written` waits for it); the
+        conversation is created on the first one. None when history is off."""
+        if self.history.store is None:
             return None
-        try:
+
+        def write(store: Store) -> None:
             if self.conv_id is None:
                 self.conv_id = store.create_conversation(kind=self.kind, system=self.system)
             try:
@@ -230,68 +308,92 @@ class ConversationRecord:
                 self.conv_id = store.create_conversation(kind=self.kind, system=self.system)
                 self.prompt_ids = []
                 message_id = store.add_user_message(self.conv_id, text)
-        except StoreError as exc:
-            self.history.fail(exc)
-            return None
-        self.prompt_ids.append(message_id)
-        return message_id
+            self.prompt_ids.append(message_id)
+
+        return self.history.submit(write)
 
     def start_turn(self, *, pane: int, provider: str, model: str, api: str) -> TurnRecord:
-        store = self.history.store
-        if store is None or self.conv_id is None:
-            return TurnRecord(self.history, None)
-        try:
-            turn_id = store.start_turn(
-                self.conv_id, provider=provider, model=model, api=api, pane=pane
-            )
-        except ConversationNotFound:
-            return TurnRecord(self.history, None)
-        except StoreError as exc:
-            self.history.fail(exc)
-            return TurnRecord(self.history, None)
-        return TurnRecord(self.history, TurnSaver(store, turn_id))
+        record = TurnRecord(self.history)
+        if self.history.store is None:
+            record.finished = True
+            return record
+
+        def write(store: Store) -> None:
+            if self.conv_id is None:  # its prompt was not stored
+                return
+            try:
+                record.turn_id = store.start_turn(
+                    self.conv_id, provider=provider, model=model, api=api, pane=pane
+                )
+            except ConversationNotFound:
+                return
+
+        record.started = self.history.submit(write)
+        return record
 
     def carry(self, source: int, target: int) -> None:
         """Copy pane `source`'s conversation so far to pane `target` (each answer under the
         prompt it answers): a pane added to a comparison carries on the one it was added from,
         and reopens with that conversation rather than with bare prompts."""
-        store = self.history.store
-        if store is None or self.conv_id is None:
-            return
-        try:
-            stored = store.load(self.conv_id)
-            for message, prompt_id in carried_answers(stored, source):
-                store.copy_turn(message.id, pane=target, reply_to=prompt_id)
-        except ConversationNotFound:
-            return
-        except StoreError as exc:
-            self.history.fail(exc)
+
+        def write(store: Store) -> None:
+            if self.conv_id is None:
+                return
+            try:
+                stored = store.load(self.conv_id)
+                for message, prompt_id in carried_answers(stored, source):
+                    store.copy_turn(message.id, pane=target, reply_to=prompt_id)
+            except ConversationNotFound:
+                return
+
+        self.history.submit(write)
 
     def drop_last_exchange(self) -> None:
         """Delete the last prompt and everything after it (edit and resend replaces them)."""
-        store = self.history.store
-        if not self.prompt_ids:
-            return
-        message_id = self.prompt_ids.pop()
-        if store is None or self.conv_id is None:
-            return
-        try:
-            store.delete_messages_from(self.conv_id, message_id)
-        except StoreError as exc:
-            self.history.fail(exc)
+
+        def write(store: Store) -> None:
+            if not self.prompt_ids:
+                return
+            message_id = self.prompt_ids.pop()
+            if self.conv_id is not None:
+                store.delete_messages_from(self.conv_id, message_id)
+
+        self.history.submit(write)
+
+
+@dataclass(frozen=True, slots=True)
+class _Save:
+    """A snapshot of a turn's columns (taken on the loop that fills the turn) to be written."""
+
+    columns: dict[str, Any]
+    final: bool = False
+    ttft_ms: int | None = None
+    duration_ms: int | None = None
 
 
 class TurnRecord:
-    """One answer being saved: while it streams (throttled by TurnSaver), then once, finally."""
+    """One answer being saved: while it streams (throttled by SaveSchedule), then once, finally.
 
-    def __init__(self, history: History, saver: TurnSaver | None) -> None:
+    Each save is a snapshot of the turn taken when asked, written on the writer thread. Saves
+    waiting there are merged (only the newest is written), so a write held up by another
+    instance's lock never piles up copies of a long answer.
+    """
+
+    def __init__(self, history: History) -> None:
         self.history = history
-        self.saver = saver
-        self.finished = saver is None
+        self.turn_id: int | None = None  # set on the writer thread once the row exists
+        self.started: Future[None] = _done()  # the row (and so its prompt) is stored
+        self.finished = False
+        self.gone = False  # the row was deleted under us; saving goes on harmlessly
+        self._schedule = SaveSchedule()
+        self._lock = threading.Lock()
+        self._pending: _Save | None = None
+        self._queued = False
 
-    @property
-    def turn_id(self) -> int | None:
-        return None if self.saver is None else self.saver.turn_id
+    async def written(self) -> None:
+        """Wait, without holding up the loop, until the turn's row and its prompt are stored
+        (or history went off): a request is sent only after its prompt is in the history."""
+        await asyncio.shield(asyncio.wrap_future(self.started))
 
     def tick(self, turn: Turn, now: float) -> None:
         """Called on every render tick; saves at most about once a second.
@@ -299,28 +401,53 @@ class TurnRecord:
         An error that has not settled yet is left for the final save: the client scrubs the
         API key out of error messages only as the turn settles.
         """
-        if self.finished or self.saver is None or self.history.store is None:
+        if self.finished or self.history.store is None:
             return
         if turn.error is not None and not turn.done:
             return
-        try:
-            self.saver.maybe_save(turn, now)
-        except StoreError as exc:
-            self.history.fail(exc)
+        if self._schedule.due(turn, now):
+            self._save(_Save(turn_columns(turn)))
 
     def finish(self, turn: Turn, timing: Timing | None = None) -> None:
-        """The final save of a settled turn, with its timings; only the first call writes."""
-        if self.finished or self.saver is None or not turn.done:
+        """The final save of a settled turn, with its timings; only the first call writes.
+
+        Called as soon as the stream ends, not when the screen has caught up with it."""
+        if self.finished or not turn.done:
             return
         self.finished = True
         if self.history.store is None:
             return
-        ttft = None if timing is None else timing.ttft_ms
-        duration = None if timing is None else timing.duration_ms
-        try:
-            self.saver.final(turn, ttft_ms=ttft, duration_ms=duration)
-        except StoreError as exc:
-            self.history.fail(exc)
+        self._save(
+            _Save(
+                turn_columns(turn),
+                final=True,
+                ttft_ms=None if timing is None else timing.ttft_ms,
+                duration_ms=None if timing is None else timing.duration_ms,
+            )
+        )
+
+    def _save(self, save: _Save) -> None:
+        with self._lock:
+            self._pending = save
+            if self._queued:
+                return  # the write already queued will take this newer snapshot
+            self._queued = True
+        self.history.submit(self._write)
+
+    def _write(self, store: Store) -> None:
+        with self._lock:
+            save, self._pending = self._pending, None
+            self._queued = False
+        if save is None or self.turn_id is None:
+            return
+        saved = store.save_columns(
+            self.turn_id,
+            save.columns,
+            ttft_ms=save.ttft_ms,
+            duration_ms=save.duration_ms,
+            final=save.final,
+        )
+        self.gone = self.gone or not saved
 
 
 @dataclass(slots=True)

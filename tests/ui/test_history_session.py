@@ -55,6 +55,7 @@ def test_prompt_first_then_the_answer_while_it_streams_then_final(tmp_path: Path
     assert rows(path, "SELECT count(*) FROM conversations") == [(0,)]  # nothing until a prompt
     prompt_id = record.prompt("What is SSE?")
     assert prompt_id is not None
+    history.wait()  # writes run on the history's writer thread
     assert rows(path, "SELECT role, text FROM messages") == [("user", "What is SSE?")]
     turn_record = record.start_turn(pane=0, provider="demo", model="demo-1", api="chat")
     turn = Turn()
@@ -62,13 +63,16 @@ def test_prompt_first_then_the_answer_while_it_streams_then_final(tmp_path: Path
     turn_record.tick(turn, 10.0)
     turn.apply(TextDelta("sent events"))
     turn_record.tick(turn, 10.5)  # within a second of the last save: skipped
+    history.wait()
     saved = rows(path, "SELECT status, text FROM messages WHERE role = 'assistant'")
     assert saved == [("streaming", "Server-")]
     turn_record.tick(turn, 11.1)
+    history.wait()
     saved = rows(path, "SELECT status, text FROM messages WHERE role = 'assistant'")
     assert saved == [("streaming", "Server-sent events")]
     turn.end()
     turn_record.finish(turn, Timing(started=1.0, first_token=1.25, ended=3.0))
+    history.wait()
     final = rows(path, "SELECT status, ttft_ms, duration_ms, provider FROM messages WHERE id > 1")
     assert final == [("interrupted", 250, 2000, "demo")]
     turn_record.tick(turn, 20.0)  # after the final save nothing more is written
@@ -87,10 +91,12 @@ def test_an_unsettled_error_waits_for_the_final_save(tmp_path: Path) -> None:
     turn.apply(TextDelta("partial"))
     turn.fail("auth", "bad key sk-secret")  # the client scrubs the key only as the turn settles
     turn_record.tick(turn, 100.0)
+    history.wait()
     assert rows(path, "SELECT text FROM messages WHERE role = 'assistant'") == [("",)]
     turn.error = StreamError("auth", "bad key ***")
     turn.end()
     turn_record.finish(turn)
+    history.wait()
     assert rows(path, "SELECT status, error_message FROM messages WHERE role = 'assistant'") == [
         ("failed", "bad key ***")
     ]
@@ -104,8 +110,10 @@ def test_a_store_failure_mid_session_turns_history_off_with_one_message(tmp_path
     record.prompt("first")
     assert history.store is not None
     history.store.close()  # every later call fails inside SQLite
-    assert record.prompt("second") is None
+    record.prompt("second")
+    history.wait()  # the failure is met on the writer thread
     assert not history.enabled
+    assert record.prompt("third") is None
     turn_record = record.start_turn(pane=0, provider="p", model="m", api="chat")
     turn = Turn()
     turn.end()
@@ -120,11 +128,13 @@ def test_a_conversation_deleted_elsewhere_continues_as_a_new_one(tmp_path: Path)
     history = History.open(path)
     record = history.record()
     record.prompt("one")
+    history.wait()
     first = record.conv_id
     assert first is not None
     other = Store.open(path)
     other.delete(first)
     assert record.prompt("two") is not None
+    history.wait()
     assert rows(path, "SELECT count(*) FROM conversations") == [(1,)]
     assert rows(path, "SELECT conversation_id, text FROM messages") == [(record.conv_id, "two")]
     assert history.enabled
@@ -142,6 +152,7 @@ def test_drop_last_exchange_removes_the_last_prompt_and_its_answers(tmp_path: Pa
         turn.end()
         turn_record.finish(turn)
     record.drop_last_exchange()
+    history.wait()
     assert rows(path, "SELECT text FROM messages ORDER BY id") == [("one",), ("answer one",)]
     stored = history.load(record.conv_id or 0)
     assert stored is not None
@@ -197,6 +208,7 @@ def test_export_writes_a_private_file_named_after_the_conversation(tmp_path: Pat
     history = History.open(tmp_path / "data" / "history.sqlite3")
     record = history.record()
     record.prompt("How do SSE comments work?\nmore")
+    history.wait()
     conv_id = record.conv_id
     assert conv_id is not None
     first = history.export(conv_id, "md")

@@ -4,8 +4,10 @@ The pane owns the worker (`@work(group="stream", exclusive=True)` on the pane, s
 side never cancel each other) and the Conversation. The worker only awaits the client, which
 fills the Turn in place; drawing happens when the app's render clock calls `flush`.
 
-History goes through the pane's `PaneHistory` (app/ui/session_store.py): the prompt is stored
-before the request, the turn is saved from `flush` (throttled) and once more when it settles.
+History goes through the pane's `PaneHistory` (app/ui/session_store.py): the worker waits for
+the prompt to be stored before the request, the turn is saved from `flush` (throttled) while it
+streams, and once more as soon as it settles (from the worker or `stop`, not when the screen
+has caught up). The writes themselves run on the history's writer thread.
 """
 
 from __future__ import annotations
@@ -174,7 +176,7 @@ class ChatPane(Vertical):
             self._clock.tick_now()
             return
         self._timing = Timing(started=now)
-        self._worker = self._stream(client, turn, self._timing)
+        self._worker = self._stream(client, turn, self._timing, self._record)
 
     def _answers_to_last_prompt(self) -> int:
         count = 0
@@ -185,12 +187,16 @@ class ChatPane(Vertical):
         return count
 
     @work(group="stream", exclusive=True, exit_on_error=False)
-    async def _stream(self, client: TurnStreamer, turn: Turn, timing: Timing) -> None:
+    async def _stream(
+        self, client: TurnStreamer, turn: Turn, timing: Timing, record: TurnRecord
+    ) -> None:
         try:
+            await record.written()  # the prompt is in the history before the request is sent
             await client.stream(self.conversation, turn, timing, model=self.model)
         finally:
             if not turn.done:
                 turn.end()
+            record.finish(turn, timing)  # saved as the stream ends, however far drawing is
             self._clock.tick_now()  # the last frame now, not on the next tick
 
     def stop(self) -> bool:
@@ -202,8 +208,9 @@ class ChatPane(Vertical):
             worker.cancel()
         turn.end(stopped=True)  # a worker cancelled before it started never settles it
         if self._timing is not None and self._timing.ended is None:
-            # The stop is the end: the next tick saves the turn before the worker has unwound.
-            self._timing.ended = self._clock.now()
+            self._timing.ended = self._clock.now()  # the stop is the end
+        if self._record is not None:
+            self._record.finish(turn, self._timing)  # saved now, before the worker has unwound
         self._clock.tick_now()
         return True
 
