@@ -401,9 +401,9 @@ class TurnRecord:
         An error that has not settled yet is left for the final save: the client scrubs the
         API key out of error messages only as the turn settles.
         """
-        if self.finished or self.history.store is None:
-            return
-        if turn.error is not None and not turn.done:
+        if self.finished or self.history.store is None or turn.done:
+            return  # a settled turn gets its final save, with timings, from `finish`
+        if turn.error is not None:
             return
         if self._schedule.due(turn, now):
             self._save(_Save(turn_columns(turn)))

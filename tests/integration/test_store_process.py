@@ -1,17 +1,27 @@
-"""The history file under real processes: one killed mid-stream, two writing at once."""
+"""The history file under real processes: one killed mid-stream, two writing at once, the TUI
+killed right after a fast long answer."""
 
 from __future__ import annotations
 
 import itertools
 import os
+import shlex
+import shutil
 import signal
 import sqlite3
 import subprocess
 import sys
+import time
+import uuid
+from dataclasses import replace
 from pathlib import Path
 
 from app.store import INTERRUPTED_BY_EXIT, Store
+from app.wire.engine import Api
 from app.wire.turn import TurnStatus
+from tests.fakes import provider as fake
+from tests.fakes.provider import FakeProvider
+from tests.ui.test_tmux_e2e import Terminal, console_script
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -149,3 +159,76 @@ def test_two_processes_writing_at_once_never_hit_database_is_locked(tmp_path: Pa
     ).fetchall()
     assert rows == [("alpha", count, count, count), ("beta", count, count, count)]
     assert conn.execute("SELECT count(*) FROM conversations").fetchone()[0] == 2 * count
+
+
+def test_a_fast_long_answer_is_saved_from_the_stream_and_survives_kill_9(tmp_path: Path) -> None:
+    """The real TUI in tmux; the fake server on loopback sends a 1 MiB answer as fast as the
+    socket allows, and the app is killed with SIGKILL as soon as the final save (the one with
+    timings) is in the file: nothing is lost, and the next start finds it complete. The final
+    save comes from the stream ending: before, it waited until the screen had drawn the answer
+    (a megabyte of paragraphs: 4-7 s after the last byte on the test machine, with not a word
+    of the answer in the file meanwhile). That it never waits for the screen is shown
+    deterministically in tests/ui/test_store_writes.py; the screen cannot show it here, as it
+    paints nothing while the loop lays the answer out."""
+    assert shutil.which("tmux"), "tmux is required (.ci/run installs it)"
+    paragraphs = (f"Paragraph {i} " + "some words here " * 4 + "\n\n" for i in range(12_000))
+    text = "".join(paragraphs)[: 1024 * 1024]
+    answer = replace(fake.ANSWER, reasoning=(), tool=None, text=(text,))
+    db = tmp_path / "data" / "history.sqlite3"
+    with FakeProvider() as server:
+        server.push(fake.stream(Api.CHAT, answer))
+        config = tmp_path / "config.toml"
+        config.write_text(
+            f'default = "fake"\n[providers.fake]\napi = "chat"\nbase_url = "{server.url}"\n'
+            'model = "m-1"\n',
+            encoding="utf-8",
+        )
+        term = Terminal(f"triptych-store-{uuid.uuid4().hex[:8]}")
+        term.tmux("new-session", "-d", "-s", "app", "-x", "100", "-y", "30", tui(tmp_path, config))
+        try:
+            term.wait_for("Ask anything", "fake · m-1", timeout=60)
+            term.keys("a megabyte please", "Enter")
+            request = server.last_request(timeout=20)
+            assert request.done.wait(30), "the fake server never sent the last byte"
+            deadline = time.monotonic() + 60
+            while final_save(db) is None:
+                assert time.monotonic() < deadline, "the answer never got its final save"
+                time.sleep(0.02)
+            pid = int(term.tmux("list-panes", "-t", "app", "-F", "#{pane_pid}").strip())
+            os.kill(pid, signal.SIGKILL)
+        finally:
+            term.tmux("kill-server")
+    assert final_save(db) == ("complete", text)
+    store = Store.open(db)  # the next start
+    assert store.recovered == []  # complete, not an orphan
+    [prompt, stored] = store.load(store.last_conversation_id() or 0).messages
+    assert prompt.text == "a megabyte please"
+    assert stored.turn is not None
+    assert stored.turn.status is TurnStatus.COMPLETE
+    assert stored.turn.text == text
+    store.close()
+
+
+def tui(tmp_path: Path, config: Path) -> str:
+    env = {
+        "TRIPTYCH_CONFIG": str(config),
+        "TRIPTYCH_DATA_DIR": str(tmp_path / "data"),
+        "TERM": "xterm-256color",
+        "LANG": "C.UTF-8",
+        "PATH": os.environ.get("PATH", ""),
+        "HOME": str(tmp_path),
+        "XDG_CONFIG_HOME": str(tmp_path / "xdg"),
+    }
+    line = "env -i " + " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
+    return f"{line} {shlex.quote(console_script())}"
+
+
+def final_save(db: Path) -> tuple[str, str] | None:
+    """The answer's status and text once its final save (the one with timings) is in."""
+    if not db.exists():
+        return None
+    with sqlite3.connect(db) as conn:
+        row = conn.execute(
+            "SELECT status, text FROM messages WHERE role = 'assistant' AND duration_ms IS NOT NULL"
+        ).fetchone()
+    return None if row is None else (row[0], row[1])
