@@ -320,7 +320,7 @@ class ProviderClient:
         if unreadable is not None:
             message += f" (the body is compressed as {unreadable}, which Triptych cannot read)"
         if response.is_redirect:
-            where = response.headers.get("location", "elsewhere")
+            where = _short_header(response.headers.get("location")) or "elsewhere"
             message += f" (redirected to {where}: check the provider's base_url)"
         run.fail(error.code, message)
         run.record_end("eof")
@@ -567,6 +567,12 @@ _PROXY_VARIABLES = (
 def _environment_secrets() -> tuple[str, ...]:
     """Credentials in the proxy variables: httpx's messages may quote a proxy URL."""
     return unique(s for name in _PROXY_VARIABLES for s in url_secrets(os.environ.get(name, "")))
+
+
+def _short_header(value: str | None) -> str:
+    """A header value worth quoting in a message: short and printable ASCII; else ""."""
+    text = (value or "").strip()
+    return text if len(text) <= 200 and text.isascii() and text.isprintable() else ""
 
 
 def _unreadable_encoding(header: str) -> str | None:

@@ -264,6 +264,9 @@ def _cause(exc: BaseException) -> str:
         return "the host name could not be resolved"
     if "reset by peer" in lowered:
         return "connection reset by the server"
+    if len(text) > MAX_MESSAGE:  # e.g. h11 quoting a 60 KiB status line: name it, never cut
+        head = text.partition(":")[0].strip()
+        text = head if head and len(head) <= 80 else type(exc).__name__
     if "certificate" in lowered or "ssl" in lowered:
         return f"TLS error: {text}"
     return text

@@ -307,3 +307,33 @@ def test_a_gzip_bomb_of_newlines_stops_at_a_bound_not_at_its_end(
                 "the provider sent more than 4,194,304 bytes without a single event"
             )
     assert seconds[128 << 20] / seconds[16 << 20] < 3, seconds
+
+
+def test_a_60_kib_status_line_is_named_not_copied(monkeypatch: pytest.MonkeyPatch) -> None:
+    with HostileServer() as server:
+        server.push(b"G" * 60 * 1024 + b"\r\n\r\n")
+        code, out, _ = ask(monkeypatch, server, "--json")
+    assert code == 1
+    error = json.loads(out)["error"]
+    assert error["code"] == "network_error"
+    assert error["message"].endswith(" failed (illegal status line)")
+
+
+@pytest.mark.parametrize(
+    ("location", "shown"),
+    [
+        ("https://api.example.test/v1", "https://api.example.test/v1"),
+        ("y" * 60 * 1024, "elsewhere"),
+    ],
+    ids=["short", "60KiB"],
+)
+def test_a_redirect_names_its_location_only_when_it_is_short(
+    monkeypatch: pytest.MonkeyPatch, location: str, shown: str
+) -> None:
+    with HostileServer() as server:
+        server.push(response(301, [("Location", location)]))
+        code, out, _ = ask(monkeypatch, server, "--json")
+    assert code == 1
+    assert json.loads(out)["error"]["message"] == (
+        f"HTTP 301 Moved Permanently (redirected to {shown}: check the provider's base_url)"
+    )
