@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from app.compare.stats import PaneStats
 from app.compare.status import pane_status_segments
+from app.display.open_marks import close_open_marks
 from app.display.plain_text import plain_snippet
 from app.display.turn_watch import TurnWatch
 from app.ui.widgets.reasoning import last_line
@@ -70,3 +71,18 @@ def test_a_waiting_compare_pane_shows_the_time_waited() -> None:
     words = [text for text, _ in pane_status_segments(stats, Turn(), watch, now=102.5)]
     assert words[0] == "waiting"
     assert "2.50s" in words
+
+
+def test_open_marks_are_closed_only_where_they_open_a_word() -> None:
+    cases = {
+        "_demo: offline ": "_demo: offline_",
+        "Streamed as **real": "Streamed as **real**",
+        "Call `print": "Call `print`",
+        "***both": "***both***",
+        "# Head\n\nsome ~~old": "# Head\n\nsome ~~old~~",
+        "a mark with no words yet **": "a mark with no words yet ",
+    }
+    for source, drawn in cases.items():
+        assert close_open_marks(source) == drawn
+    for kept in ("a **b** c", "snake_case", "2*3", "- item\n- it", "```py\nx = _a", "__init__"):
+        assert close_open_marks(kept) == kept

@@ -97,6 +97,7 @@ class AnswerView(Vertical):
                 segment = StreamedMarkdown(
                     continued=bool(self.segments), fence=fence, look=self.markdown_look
                 )
+                self._seal_last()
                 self.segments.append(segment)
                 self.sources.append("")
                 await self.mount(segment)
@@ -104,10 +105,18 @@ class AnswerView(Vertical):
                 live = self.segments[-1]
                 assert isinstance(live, StreamedMarkdown)  # the last one never sleeps while live
                 self.sources[-1] += piece
+                live.streaming = True
                 live.append(piece)
+        if final:
+            self._seal_last()
         # Sealed only now: a virtualize pass running while the appends above were awaited must
         # not put the last segment to sleep under an append still in flight.
         self.sealed = self.sealed or final
+
+    def _seal_last(self) -> None:
+        """The last segment gets no more text: drawn as sent from now on."""
+        if self.segments and isinstance(self.segments[-1], StreamedMarkdown):
+            self.segments[-1].streaming = False
 
     def _keep(self, text: str) -> None:
         """Text that arrives while the app exits: kept in the source, never drawn."""

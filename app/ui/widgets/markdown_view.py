@@ -22,6 +22,7 @@ from textual.widget import Widget
 
 from app.display.markdown_height import estimate_rows
 from app.display.markdown_render import MarkdownLook, MarkdownPainter
+from app.display.open_marks import close_open_marks
 
 
 def theme_colors(app: App[object]) -> dict[str, str]:
@@ -67,11 +68,15 @@ def segment_lines(
     continued: bool,
     fence: str,
     ends_in_fence: bool,
+    streaming: bool = False,
 ) -> list[list[Segment]]:
     """A segment's lines: a blank line first when it continues the answer (the gap between
     two blocks), the code block it continues without its top padding line, and its own last
-    code block without the bottom one when the next segment carries it on."""
-    lines = painter.lines(f"{fence}\n{source}" if fence else source, width)
+    code block without the bottom one when the next segment carries it on. `streaming`: the
+    live end of an answer, drawn with the marks it leaves open closed
+    (app/display/open_marks.py)."""
+    text = f"{fence}\n{source}" if fence else source
+    lines = painter.lines(close_open_marks(text) if streaming else text, width)
     if fence and lines:
         del lines[0]
     if ends_in_fence and lines:
@@ -103,6 +108,7 @@ def render_segment(widget: StreamedMarkdown, width: int) -> list[list[Segment]]:
         continued=widget.continued,
         fence=widget.fence,
         ends_in_fence=widget.ends_in_fence,
+        streaming=widget.streaming,
     )
 
 
@@ -135,6 +141,7 @@ class StreamedMarkdown(Widget):
         self.continued = continued
         self.fence = fence
         self._ends_in_fence = False
+        self._streaming = False
         self._look_source = look
         self._look: MarkdownLook | None = None
         self._lines: list[Strip] = []
@@ -146,6 +153,18 @@ class StreamedMarkdown(Widget):
         """Add streamed text; it is drawn on the next layout."""
         if text:
             self.source += text
+            self._lines_width = -1
+            self.refresh(layout=True)
+
+    @property
+    def streaming(self) -> bool:
+        """The live end of a streaming answer: more text may close what it leaves open."""
+        return self._streaming
+
+    @streaming.setter
+    def streaming(self, value: bool) -> None:
+        if value != self._streaming:
+            self._streaming = value
             self._lines_width = -1
             self.refresh(layout=True)
 
