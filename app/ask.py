@@ -71,6 +71,9 @@ def run_ask(job: AskJob, stdout: TextIO, stderr: TextIO) -> int:
         printer = _Printer(stdout, stderr, job)
         turn, timing = asyncio.run(_ask(replace(job, provider=provider), recorder, printer))
         printer.finish(turn, timing)
+        if recorder is not None:
+            recorder.close()
+            report_recording(recorder, stderr)
     if turn.error is not None and turn.error.code == BAD_CONFIG:
         return EXIT_CONFIG  # the client could not be set up (base_url, certificates, proxy)
     return EXIT_CODES.get(turn.status, EXIT_FAILED)
@@ -88,6 +91,13 @@ async def _ask(job: AskJob, recorder: Recorder | None, printer: _Printer) -> tup
         if task is not None:
             task.uncancel()
     return turn, timing
+
+
+def report_recording(recorder: Recorder, stderr: TextIO) -> None:
+    """Say, after the answer, that `--record` could not write its file (the answer is kept)."""
+    if recorder.problem is not None:
+        stderr.write(f"triptych: recording failed: {recorder.problem}\n")
+        stderr.flush()
 
 
 class Question(Protocol):

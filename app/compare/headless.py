@@ -31,6 +31,7 @@ from app.ask import (
     EXIT_FAILED,
     EXIT_STOPPED,
     answer_json,
+    report_recording,
     stream_answer,
     summary_line,
 )
@@ -94,6 +95,9 @@ def run_compare(job: CompareJob, stdout: TextIO, stderr: TextIO) -> int:
         printer = _BlockPrinter(runs, job, stdout, stderr)
         asyncio.run(_ask_all(runs, job, recorder, printer))
         printer.finish()
+        if recorder is not None:
+            recorder.close()
+            report_recording(recorder, stderr)
     statuses = {run.turn.status for run in runs}
     if statuses == {TurnStatus.COMPLETE}:
         return EXIT_COMPLETE

@@ -29,6 +29,7 @@ import json
 import math
 import time
 from collections.abc import Iterable, Mapping
+from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -74,10 +75,16 @@ def _byte_forms(secrets: Iterable[str]) -> list[bytes]:
 
 
 class Recorder:
-    """Appends exchanges to one file. Opened lazily, flushed per line, closed with `close`."""
+    """Appends exchanges to one file. Opened lazily, flushed per line, closed with `close`.
+
+    A file that cannot be opened or written (a read-only or full place) never costs the answer:
+    the first OSError stops the recording, `problem` says what went wrong, and the caller tells
+    the user once the answer is out.
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self.problem: str | None = None
         self._file: IO[str] | None = None
         self._count = 0
 
@@ -107,15 +114,32 @@ class Recorder:
 
     def close(self) -> None:
         if self._file is not None:
-            self._file.close()
-            self._file = None
+            file, self._file = self._file, None
+            try:
+                file.close()
+            except OSError as exc:
+                self._failed(exc)
 
     def write_line(self, text: str) -> None:
-        if self._file is None:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._file = self.path.open("a", encoding="utf-8")
-        self._file.write(text + "\n")
-        self._file.flush()
+        if self.problem is not None:
+            return
+        try:
+            if self._file is None:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self._file = self.path.open("a", encoding="utf-8")
+            self._file.write(text + "\n")
+            self._file.flush()
+        except OSError as exc:
+            self._failed(exc)
+
+    def _failed(self, exc: OSError) -> None:
+        if self.problem is None:
+            reason = exc.strerror or str(exc)
+            self.problem = f"cannot write {self.path}: {reason}"
+        if self._file is not None:
+            file, self._file = self._file, None
+            with suppress(OSError):  # the data it still buffers cannot be written either
+                file.close()
 
 
 class RecordedExchange:
