@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 pytestmark = pytest.mark.tmux
+WIDTH = 120  # the terminal's columns
 
 
 def console_script() -> str:
@@ -76,7 +77,7 @@ def terminal(tmp_path: Path) -> Iterator[Terminal]:
     command = "env -i " + " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
     command += " " + shlex.quote(console_script())
     term = Terminal(f"triptych-test-{uuid.uuid4().hex[:8]}")
-    term.tmux("new-session", "-d", "-s", "app", "-x", "120", "-y", "40", command)
+    term.tmux("new-session", "-d", "-s", "app", "-x", str(WIDTH), "-y", "40", command)
     try:
         yield term
     finally:
@@ -100,3 +101,39 @@ def test_demo_answer_stop_and_quit_in_a_real_terminal(terminal: Terminal) -> Non
     while terminal.alive() and time.monotonic() < deadline:
         time.sleep(0.1)
     assert not terminal.alive(), "the app did not quit on Ctrl+Q"
+
+
+MARKER = "▼ new text below"
+
+
+def text_rows(screen: str) -> list[str]:
+    """The conversation's top rows, without the scrollbar (its thumb shrinks as text comes)."""
+    return [row.ljust(WIDTH)[: WIDTH - 2].rstrip() for row in screen.splitlines()[1:20]]
+
+
+def test_page_up_holds_the_place_while_an_answer_streams(terminal: Terminal) -> None:
+    """Issue 10 item 1, in a real terminal: scrolled back mid-stream, the view stays put while
+    the answer goes on (a marker says text arrived below) until End brings it back."""
+    terminal.wait_for("Ask anything", "demo · demo")
+    terminal.keys("long", "Enter")
+    terminal.wait_for("streaming", "Part 5")  # more than a screen of the answer
+    terminal.keys("PageUp")
+    held = text_rows(terminal.wait_for(MARKER))
+    screen = terminal.wait_for("· complete ·", timeout=60)  # the rest of the answer arrived
+    assert text_rows(screen) == held
+    assert MARKER in screen
+    terminal.keys("End")
+    screen = terminal.wait_for("Part 12", "· complete ·")
+    assert MARKER not in screen
+
+    # On a chat still too short to scroll, PageUp holds the start as the answer grows past it.
+    terminal.keys("C-n")
+    terminal.keys("long again", "Enter")
+    terminal.wait_for("streaming", "Part 1")
+    terminal.keys("PageUp")
+    terminal.wait_for(MARKER, timeout=30)
+    terminal.keys("Escape")
+    screen = terminal.wait_for("· stopped ·")
+    first = next(row for row in text_rows(screen) if row.strip())
+    assert first.strip() == "█ long again"  # the start, as it was
+    assert MARKER in screen

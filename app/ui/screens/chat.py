@@ -38,6 +38,9 @@ class ChatScreen(Screen[None]):
         # The prompt has focus; page keys scroll the conversation (and stop following it).
         Binding("pageup", "scroll_transcript(-1)", "scroll up", show=False, priority=True),
         Binding("pagedown", "scroll_transcript(1)", "scroll down", show=False, priority=True),
+        # End, while scrolled back, returns to the end of the conversation (unless it would
+        # still move the prompt's cursor to the end of its line).
+        Binding("end", "follow_transcript", "back to the end", show=False, priority=True),
     ]
 
     def __init__(self, pane: ChatPane, welcome: Callable[[], WelcomeFacts] | None = None) -> None:
@@ -82,6 +85,10 @@ class ChatScreen(Screen[None]):
             return self.editing is not None
         if action == "retry":
             return self.pane.can_retry
+        if action == "follow_transcript":
+            row, column = self.prompt.cursor_location
+            at_line_end = column >= len(self.prompt.document.get_line(row))
+            return not self.pane.transcript.following and at_line_end
         if action == "edit_last_prompt":
             return not self.pane.streaming and self.pane.last_prompt() is not None
         return True
@@ -92,6 +99,9 @@ class ChatScreen(Screen[None]):
 
     async def action_scroll_transcript(self, direction: int) -> None:
         await self.pane.transcript.page(direction)
+
+    async def action_follow_transcript(self) -> None:
+        await self.pane.transcript.follow_end()
 
     def action_toggle_reasoning(self) -> None:
         self.app.action_toggle_reasoning()  # type: ignore[attr-defined]

@@ -114,6 +114,7 @@ class ChatPane(Vertical):
 
     def compose(self) -> ComposeResult:
         yield self.transcript
+        yield self.transcript.marker
         yield self.status_bar
 
     def on_mount(self) -> None:
@@ -273,6 +274,7 @@ class ChatPane(Vertical):
         self.history = self.history.fresh()
         self.current = None
         await self.transcript.remove_children()
+        self.transcript.follow()
         self.update_status(self._clock.now())
 
     # -- history: retry, edit, reopen ------------------------------------------------------------
@@ -338,8 +340,8 @@ class ChatPane(Vertical):
         self._reopened = True  # each stored answer shows its own status line
         self.update_status(self._clock.now())
         self.screen.refresh_bindings()  # retry may apply to the last stored answer
+        self.transcript.follow()
         self.transcript.scroll_end(animate=False, immediate=False)
-        self.call_after_refresh(self.transcript.settle_anchor)
 
     async def on_button_pressed(self, event: Button.Pressed) -> None:
         button = event.button

@@ -1,9 +1,14 @@
-"""The scrolling conversation. It follows a stream (stays at the bottom) until the user scrolls
-up; Textual releases the anchor then, and re-anchors when they scroll back to the end.
+"""The scrolling conversation. It follows a stream (stays at the bottom) until the reader
+scrolls up, and then holds their place, however the content grows or changes height, until they
+come back: End, PageDown or the wheel reaching the end, or a click on the "▼ new text below"
+marker, shown while text arrives below the view.
 
-The anchor is only set once the content overflows: an anchored container with short content is
-drawn bottom-aligned (negative scroll), which would leave a short chat hanging above the prompt
-with a blank screen over it.
+`following` is ours, not Textual's anchor: the anchor is only the means (it keeps the view at the
+end inside the layout, with no second frame). Textual releases it when the reader scrolls, but
+would re-anchor whenever the position touches the end, e.g. when shrinking content clamps it there;
+only a move of the reader's does that here. The anchor is only set once the content overflows: an
+anchored container with short content is drawn bottom-aligned (negative scroll), which would leave
+a short chat hanging above the prompt with a blank screen over it.
 
 It also keeps the number of live widgets bounded: answers put segments far from the viewport to
 sleep and wake them when they come near (see answer.py), on every render tick and on scrolling.
@@ -12,11 +17,39 @@ sleep and wake them when they come near (see answer.py), on every render tick an
 from __future__ import annotations
 
 from textual.containers import VerticalScroll
-from textual.events import Resize
+from textual.events import Click, MouseScrollDown, MouseScrollUp, Resize
 from textual.geometry import Region
+from textual.widgets import Static
 
 from app.ui.widgets.answer import AnswerView
 from app.ui.widgets.assistant_turn import AssistantTurn
+
+NEW_TEXT_BELOW = "▼ new text below"
+
+
+class NewTextMarker(Static):
+    """The row under a transcript scrolled back while text arrives below; a click follows the
+    stream again."""
+
+    DEFAULT_CSS = """
+    NewTextMarker {
+        height: 1;
+        width: 1fr;
+        display: none;
+        content-align: center middle;
+        background: $primary-muted;
+        color: $text;
+        text-style: bold;
+    }
+    """
+
+    def __init__(self, transcript: Transcript) -> None:
+        super().__init__(NEW_TEXT_BELOW, markup=False)
+        self.transcript = transcript
+
+    async def on_click(self, event: Click) -> None:
+        event.stop()
+        await self.transcript.follow_end()
 
 
 class Transcript(VerticalScroll):
@@ -35,21 +68,70 @@ class Transcript(VerticalScroll):
         self._virtualize_requests = 0  # scrolls and stream ends since start
         self._virtualize_seen = 0  # ... as of the queued run
         self._width = 0
+        self.following = True  # the view stays at the end as text arrives
+        self._height_left = 0  # the content's height when the reader scrolled back
+        self.marker = NewTextMarker(self)  # composed by the pane, under the transcript
+
+    @property
+    def overflowing(self) -> bool:
+        return self.virtual_size.height > self.scrollable_content_region.height
 
     def settle_anchor(self) -> None:
-        """Anchor once the content overflows; drop the anchor if it no longer does."""
-        overflowing = self.virtual_size.height > self.scrollable_content_region.height
-        if overflowing and not self.is_anchored:
+        """After a frame: anchor once the content overflows (while following); drop the anchor
+        if it no longer does; show the marker when text arrived below a held view."""
+        overflowing = self.overflowing
+        if overflowing and self.following and not self.is_anchored:
             self.anchor()
         elif not overflowing and self.is_anchored:
             self.anchor(False)
             self.scroll_to(y=0, animate=False, immediate=True)
+        if (
+            not self.following
+            and self.virtual_size.height > self._height_left
+            and self.scroll_y < self.max_scroll_y
+        ):
+            self.marker.display = True
 
     def follow(self) -> None:
         """Back to the bottom and following, e.g. when the user sends a new prompt."""
+        self._following_again()
         if self.is_anchored:
             self.scroll_end(animate=False, immediate=False)
         self.call_after_refresh(self.settle_anchor)
+
+    def hold(self) -> None:
+        """The reader scrolled up (or tried to, on a short chat): stop following."""
+        if self.following:
+            self.following = False
+            self._height_left = self.virtual_size.height
+
+    async def follow_end(self) -> None:
+        """The reader asked for the end (End, the marker): wake what it shows, go there and
+        follow again."""
+        with self.app.batch_update():
+            await self.virtualize(round(self.max_scroll_y - self.scroll_y))
+        self._follow_now()
+
+    def _following_again(self) -> None:
+        self.following = True
+        self.marker.display = False
+
+    def _follow_now(self) -> None:
+        """Follow from where the view is, which is the end or will be at once."""
+        self._following_again()
+        if self.overflowing:
+            self.anchor()  # scrolls to the end now, and re-engages a released anchor
+        self.virtualize_later()
+
+    def on_mouse_scroll_up(self, event: MouseScrollUp) -> None:
+        """Before Textual scrolls (or cannot, on a short chat): the reader wants to read back."""
+        self.hold()
+
+    def on_mouse_scroll_down(self, event: MouseScrollDown) -> None:
+        """At the end already (a short chat, or held there), the wheel follows again; further
+        up, reaching the end does (watch_scroll_y)."""
+        if not self.following and self.scroll_y >= self.max_scroll_y:
+            self._follow_now()
 
     def answers(self) -> list[AnswerView]:
         return [child.answer for child in self.children if isinstance(child, AssistantTurn)]
@@ -85,15 +167,27 @@ class Transcript(VerticalScroll):
         # Shift only by how far the scroll will really go: at the top or bottom it stops early,
         # and a full-page shift would put to sleep what stays in view.
         target = max(0.0, min(float(self.max_scroll_y), self.scroll_y + page))
+        if direction < 0:
+            self.hold()  # also on a short chat, where nothing moves
         with self.app.batch_update():
             await self.virtualize(round(target - self.scroll_y))
-        if direction < 0:
-            self.scroll_page_up(animate=False)
-        else:
-            self.scroll_page_down(animate=False)
+        # At once, not after the next refresh: reaching the end must re-anchor after Textual
+        # has released the anchor for this scroll, not before.
+        self.scroll_to(y=target, animate=False, immediate=True)
+        if direction > 0 and target >= self.max_scroll_y and not self.following:
+            self._follow_now()  # PageDown at the end already (a short chat): nothing moved
 
     def watch_scroll_y(self, old: float, new: float) -> None:
+        """Every scroll, whoever made it. Content growing never moves `scroll_y`, and the
+        anchor sets it without this watcher, so a move up below the end is the reader's; a
+        clamp (content shrank under the view) lands exactly on the end and is not."""
         super().watch_scroll_y(old, new)
+        if new < old and new < self.max_scroll_y:
+            self.hold()
+        elif new > old and new >= self.max_scroll_y and not self.following:
+            self._follow_now()
+        elif not self.following and self.is_anchored and new >= self.max_scroll_y:
+            self.release_anchor()  # Textual re-anchors on touching the end: not ours to do
         self.virtualize_later()
 
     def virtualize_later(self) -> None:
@@ -128,4 +222,4 @@ class Transcript(VerticalScroll):
         self.virtualize_later()
 
 
-__all__ = ["Transcript"]
+__all__ = ["NEW_TEXT_BELOW", "NewTextMarker", "Transcript"]
