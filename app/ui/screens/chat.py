@@ -40,7 +40,14 @@ class ChatScreen(Screen[None]):
         Binding("pagedown", "scroll_transcript(1)", "scroll down", show=False, priority=True),
         # End, while scrolled back, returns to the end of the conversation (unless it would
         # still move the prompt's cursor to the end of its line).
-        Binding("end", "follow_transcript", "back to the end", show=False, priority=True),
+        Binding(
+            "end",
+            "follow_transcript",
+            "back to the end",
+            show=False,
+            priority=True,
+            tooltip="when scrolled back: follow the answer again",
+        ),
     ]
 
     def __init__(self, pane: ChatPane, welcome: Callable[[], WelcomeFacts] | None = None) -> None:
