@@ -46,7 +46,7 @@ class ChatScreen(Screen[None]):
             "back to the end",
             show=False,
             priority=True,
-            tooltip="when scrolled back: follow the answer again",
+            tooltip="when scrolled back",
         ),
     ]
 
