@@ -216,7 +216,7 @@ async def test_a_short_chat_is_never_drawn_with_blank_space_above_it(
         await send(pilot, "short")
         await wait_until(pilot, lambda: "A short answer." in screen_text(app), what="answer")
         await pilot.pause()
-        assert transcript.scroll_y == 0
         rows = view_rows(app)
+        assert transcript.scroll_y == 0, rows
         assert first_written(rows).endswith("short"), rows
         assert not re.search(r"Section", screen_text(app))

@@ -76,13 +76,13 @@ class ChatScreen(Screen[None]):
     async def show_welcome(self) -> None:
         """(Re)draw the welcome card, for the current provider, if the chat is empty."""
         transcript = self.pane.transcript
-        await transcript.query_children(Welcome).remove()
+        await transcript.remove_children(Welcome)
         empty = not transcript.children and not self.pane.conversation.messages
         if self._welcome is not None and empty:
             await transcript.mount(Welcome(self._welcome()))
 
     async def hide_welcome(self) -> None:
-        await self.pane.transcript.query_children(Welcome).remove()
+        await self.pane.transcript.remove_children(Welcome)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "stop_stream":

@@ -16,9 +16,13 @@ sleep and wake them when they come near (see answer.py), on every render tick an
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
+from textual.await_remove import AwaitRemove
 from textual.containers import VerticalScroll
 from textual.events import Click, MouseScrollDown, MouseScrollUp, Resize
 from textual.geometry import Region
+from textual.widget import Widget
 from textual.widgets import Static
 
 from app.ui.widgets.answer import AnswerView
@@ -91,6 +95,14 @@ class Transcript(VerticalScroll):
             and self.scroll_y < self.max_scroll_y
         ):
             self.marker.display = True
+
+    def remove_children(self, selector: str | type[Widget] | Iterable[Widget] = "*") -> AwaitRemove:
+        """What is left may be shorter than the view: drop the anchor first (settled again
+        after the next refresh), or Textual draws it bottom-aligned under blank rows meanwhile."""
+        if self.is_anchored:
+            self.anchor(False)
+        self.call_after_refresh(self.settle_anchor)
+        return super().remove_children(selector)
 
     def follow(self) -> None:
         """Back to the bottom and following, e.g. when the user sends a new prompt."""
