@@ -56,25 +56,26 @@ class SurrogateMender:
         """Mend `events[start:]` in place."""
         if start >= len(events):
             return
-        tail = events[start:]
         mended: list[Event] = []
-        for event in tail:
-            kind = type(event)
-            if kind is TextDelta:
+        for event in events[start:]:
+            if isinstance(event, TextDelta):
                 if "reasoning" in self.held:  # the answer began: the thinking before it is over
                     self._flush("reasoning", mended)
-                self._delta("text", event.text, mended, TextDelta)  # type: ignore[union-attr]
-            elif kind is ReasoningDelta:
-                self._delta("reasoning", event.text, mended, ReasoningDelta)  # type: ignore[union-attr]
-            elif kind is ToolCallArgsDelta:
-                index = event.index  # type: ignore[union-attr]
-                text = self._join(index, event.fragment)  # type: ignore[union-attr]
+                text = self._join("text", event.text)
                 if text:
-                    mended.append(ToolCallArgsDelta(index, text))
-            elif kind is ToolCallEnd:
-                self._flush(event.index, mended)  # type: ignore[union-attr]
+                    mended.append(TextDelta(text))
+            elif isinstance(event, ReasoningDelta):
+                text = self._join("reasoning", event.text)
+                if text:
+                    mended.append(ReasoningDelta(text))
+            elif isinstance(event, ToolCallArgsDelta):
+                text = self._join(event.index, event.fragment)
+                if text:
+                    mended.append(ToolCallArgsDelta(event.index, text))
+            elif isinstance(event, ToolCallEnd):
+                self._flush(event.index, mended)
                 mended.append(_mend_fields(event))
-            elif kind is EndOfStream or kind is StreamError:
+            elif isinstance(event, EndOfStream | StreamError):
                 self.flush(mended)
                 mended.append(_mend_fields(event))
             else:
@@ -85,17 +86,6 @@ class SurrogateMender:
         """The end: every high surrogate still held becomes U+FFFD on its channel."""
         for channel in list(self.held):
             self._flush(channel, out)
-
-    def _delta(
-        self,
-        channel: Channel,
-        text: str,
-        out: list[Event],
-        kind: type[TextDelta] | type[ReasoningDelta],
-    ) -> None:
-        joined = self._join(channel, text)
-        if joined:
-            out.append(kind(joined))
 
     def _join(self, channel: Channel, text: str) -> str:
         text = self.held.pop(channel, "") + text
