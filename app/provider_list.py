@@ -21,7 +21,11 @@ def key_status(provider: ProviderConfig, environ: Mapping[str, str]) -> str:
         return "not needed"  # the built-in demos: demo, demo-messages, demo-responses
     if provider.api_key_env:
         is_set = bool(environ.get(provider.api_key_env, "").strip())
-        name = shown_env_name(provider.api_key_env)  # a key pasted there is masked
+        name = provider.api_key_env
+        if shown_env_name(name) != name:  # a key pasted there: never printed
+            return (
+                "set (api_key_env looks like a key)" if is_set else "MISSING: api_key_env is a key?"
+            )
         if is_set:
             return f"set (${name})"
         if provider.api_key:

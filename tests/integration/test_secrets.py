@@ -400,7 +400,7 @@ def test_a_key_in_api_key_env_is_never_printed_back(
     code = cli.main(["--config", str(config), "providers"])
     out, err = capsys.readouterr()
     assert code == 0
-    assert "MISSING" in out
+    assert "MISSING: api_key_env is a key?" in out
     assert "api_key_env should name a variable, not hold the key" in err
     code = cli.main(["--config", str(config), "ask", "q"])
     out2, err2 = capsys.readouterr()
