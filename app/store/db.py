@@ -364,6 +364,24 @@ class LogDamage:
     copy_problem: str = ""
 
 
+def quick_check(path: Path) -> str | None:
+    """What SQLite's quick_check finds wrong with the file, on a read-only connection of its
+    own (so it can run beside the app's); None when the file is sound. Reads the whole file."""
+    try:
+        conn = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)
+    except sqlite3.Error as exc:
+        return str(exc)
+    try:
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS:d}")
+        rows = conn.execute("PRAGMA quick_check(5)").fetchall()
+    except sqlite3.DatabaseError as exc:
+        return str(exc)
+    finally:
+        conn.close()
+    found = [str(row[0]) for row in rows]
+    return None if found == ["ok"] else "; ".join(found)
+
+
 def _damaged_log(conn: sqlite3.Connection, path: Path) -> LogDamage | None:
     """Check the -wal file SQLite recovers from; keep a copy of a damaged one, then empty it.
 
@@ -449,4 +467,4 @@ def _rowid(cur: sqlite3.Cursor) -> int:
     return cur.lastrowid
 
 
-__all__ = ["BUSY_TIMEOUT_MS", "DEFAULT_FILENAME", "Store", "history_path"]
+__all__ = ["BUSY_TIMEOUT_MS", "DEFAULT_FILENAME", "Store", "history_path", "quick_check"]

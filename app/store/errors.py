@@ -63,6 +63,14 @@ def _nearly_full(path: Path) -> bool:
         return False
 
 
+def damaged(path: Path, found: str) -> str:
+    """A file that opens but whose pages SQLite's integrity check finds damaged."""
+    return (
+        f"The history file {path} is damaged ({found[:300]}). Move it aside (for example rename "
+        f"it to {path.name}.broken) and Triptych will start a new history" + SESSION_OFF
+    )
+
+
 def too_new(path: Path, found: int, known: int) -> str:
     return (
         f"The history file {path} was written by a newer Triptych (schema version {found}; "
@@ -71,4 +79,11 @@ def too_new(path: Path, found: int, known: int) -> str:
     )
 
 
-__all__ = ["SESSION_OFF", "ConversationNotFound", "StoreError", "too_new", "unusable"]
+__all__ = [
+    "SESSION_OFF",
+    "ConversationNotFound",
+    "StoreError",
+    "damaged",
+    "too_new",
+    "unusable",
+]

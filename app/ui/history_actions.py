@@ -42,6 +42,7 @@ class HistoryActions:
             self.app.notify(
                 notice.text, title=title, severity=notice.severity, timeout=timeout, markup=False
             )
+        self.history.check_in_background()  # damaged pages: history off, said when found
 
     # -- the screen and reopening ----------------------------------------------------------------
 

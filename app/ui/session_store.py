@@ -40,7 +40,8 @@ from app.store import (
     StoreError,
     export_conversation,
 )
-from app.store.errors import SESSION_OFF
+from app.store.db import quick_check
+from app.store.errors import SESSION_OFF, damaged
 from app.store.records import first_line, turn_columns
 from app.store.saver import SaveSchedule
 from app.store.writer import StoreWriter
@@ -116,6 +117,31 @@ class History:
         with contextlib.suppress(RuntimeError):  # a closed loop: nobody is left to tell
             loop.call_soon_threadsafe(self.on_problem, message)
 
+    def check_in_background(self) -> None:
+        """Read the whole file once, on a thread and a connection of its own, and turn history
+        off (told like any failure) if pages are damaged: such a file opens fine and failed
+        only later, wherever a damaged page happened to be read. Call it from the app's loop."""
+        store = self.store
+        if store is None:
+            return
+        self._remember_loop()
+        path = store.path
+
+        def check() -> None:
+            found = quick_check(path)
+            if found is not None:
+                self.fail(StoreError(damaged(path, found)))
+
+        threading.Thread(target=check, name="history-check", daemon=True).start()
+
+    def _remember_loop(self) -> None:
+        if self._loop is None:
+            try:
+                self._loop = asyncio.get_running_loop()
+                self._loop_thread = threading.get_ident()
+            except RuntimeError:
+                pass  # no loop (headless use, tests): problems are told on the writer thread
+
     # -- the writer thread ---------------------------------------------------------------------
 
     def submit(self, write: Callable[[Store], None]) -> Future[None]:
@@ -124,12 +150,7 @@ class History:
         writer = self._writer
         if self.store is None or writer is None:
             return _done()
-        if self._loop is None:
-            try:
-                self._loop = asyncio.get_running_loop()
-                self._loop_thread = threading.get_ident()
-            except RuntimeError:
-                pass  # no loop (headless use, tests): problems are told on the writer thread
+        self._remember_loop()
 
         def run() -> None:
             store = self.store
