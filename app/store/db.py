@@ -10,19 +10,19 @@ app (only a power cut can lose the last second).
 from __future__ import annotations
 
 import os
-import shutil
 import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, suppress
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from app.paths import data_dir
 from app.store import queries
 from app.store.errors import ConversationNotFound, StoreError, too_new, unusable
+from app.store.health import damaged_log
 from app.store.liveness import INTERRUPTED_BY_EXIT, Owner, is_orphaned
 from app.store.records import (
     KINDS,
@@ -36,7 +36,6 @@ from app.store.records import (
 from app.store.schema import LATEST_VERSION, SchemaTooNew, migrate
 from app.store.search_index import NO_FTS5_WARNING, ensure_index, fts5_available
 from app.store.transaction import transaction
-from app.store.wal_check import find_damage, wal_path
 from app.wire.turn import Turn, TurnStatus
 
 BUSY_TIMEOUT_MS = 10_000
@@ -91,13 +90,14 @@ class Store:
             _switch_to_wal(conn, BUSY_TIMEOUT_MS / 1000)
             conn.execute("PRAGMA synchronous = NORMAL")
             conn.execute("PRAGMA foreign_keys = ON")
-            damage = _damaged_log(conn, path)  # before any write of ours overwrites it
+            damage = damaged_log(conn, path, BUSY_TIMEOUT_MS)  # before a write of ours lands
             migrate(conn)
             fts5 = fts5_available(conn)
             ensure_index(conn, fts5=fts5)
             store = cls(conn, path, fts5=fts5, clock=clock)
             if damage is not None:
-                store.warnings.append(store._damage_warning(damage))
+                count = conn.execute("SELECT count(*) FROM conversations").fetchone()[0]
+                store.warnings.append(damage.warning(path, count))
             store._recover_orphans()
         except SchemaTooNew as exc:
             conn.close()
@@ -322,22 +322,6 @@ class Store:
         if cur.rowcount == 0:
             raise ConversationNotFound(f"no conversation {conv_id} in the history")
 
-    def _damage_warning(self, damage: LogDamage) -> str:
-        count = self._conn.execute("SELECT count(*) FROM conversations").fetchone()[0]
-        kept = "1 conversation" if count == 1 else f"{count} conversations"
-        changes = "1 saved change" if damage.lost == 1 else f"{damage.lost} saved changes"
-        where = (
-            f"the damaged log was copied to {damage.copy}"
-            if damage.copy is not None
-            else f"a copy of the damaged log could not be kept ({damage.copy_problem})"
-        )
-        return (
-            f"The history file {self.path} was damaged: its write-ahead log held {changes} that "
-            "could not be read back, so what was saved last before Triptych stopped (whole "
-            f"conversations or the end of an answer) is missing. What could be read was kept: "
-            f"{kept}; {where}."
-        )
-
     def _recover_orphans(self) -> None:
         """Mark turns whose writer died mid-stream as interrupted, keeping what they had."""
         now = self.clock()
@@ -355,78 +339,6 @@ class Store:
                 [(INTERRUPTED_BY_EXIT, turn_id) for turn_id in orphans],
             )
         self.recovered = orphans
-
-
-@dataclass(frozen=True, slots=True)
-class LogDamage:
-    lost: int  # committed transactions SQLite skipped
-    copy: Path | None  # where the damaged log was kept
-    copy_problem: str = ""
-
-
-def quick_check(path: Path) -> str | None:
-    """What SQLite's quick_check finds wrong with the file, on a read-only connection of its
-    own (so it can run beside the app's); None when the file is sound. Reads the whole file."""
-    try:
-        conn = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True)
-    except sqlite3.Error as exc:
-        return str(exc)
-    try:
-        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS:d}")
-        rows = conn.execute("PRAGMA quick_check(5)").fetchall()
-    except sqlite3.DatabaseError as exc:
-        return str(exc)
-    finally:
-        conn.close()
-    found = [str(row[0]) for row in rows]
-    return None if found == ["ok"] else "; ".join(found)
-
-
-def _damaged_log(conn: sqlite3.Connection, path: Path) -> LogDamage | None:
-    """Check the -wal file SQLite recovers from; keep a copy of a damaged one, then empty it.
-
-    Checked holding the write lock, so no other instance appends to it meanwhile; emptied (a
-    TRUNCATE checkpoint, which keeps every frame SQLite could read) so the damage is reported
-    once, not at every start.
-    """
-    wal = wal_path(path)
-    if not wal.exists() or wal.stat().st_size == 0:
-        return None
-    with transaction(conn):
-        damage = find_damage(path)
-        if damage is None:
-            return None
-        copy, problem = _keep_copy(wal)
-    conn.execute("PRAGMA busy_timeout = 200")  # others still reading: leave it for later
-    try:
-        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
-    except sqlite3.OperationalError:
-        pass
-    finally:
-        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS:d}")
-    return LogDamage(damage.lost, copy, problem)
-
-
-def _keep_copy(wal: Path) -> tuple[Path | None, str]:
-    """Copy the damaged log beside the history (owner-only), under a name not yet taken."""
-    for number in range(1, 100):
-        suffix = ".damaged" if number == 1 else f".damaged-{number}"
-        copy = wal.with_name(wal.name + suffix)
-        try:
-            fd = os.open(copy, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        except FileExistsError:
-            continue
-        except OSError as exc:
-            return None, str(exc)
-        try:
-            with os.fdopen(fd, "wb") as out, wal.open("rb") as log:
-                shutil.copyfileobj(log, out)
-        except OSError as exc:
-            with suppress(OSError):
-                copy.unlink()
-            return None, str(exc)
-        return copy, ""
-    return None, "too many earlier copies"
 
 
 def _switch_to_wal(conn: sqlite3.Connection, timeout: float) -> None:
@@ -467,4 +379,4 @@ def _rowid(cur: sqlite3.Cursor) -> int:
     return cur.lastrowid
 
 
-__all__ = ["BUSY_TIMEOUT_MS", "DEFAULT_FILENAME", "Store", "history_path", "quick_check"]
+__all__ = ["BUSY_TIMEOUT_MS", "DEFAULT_FILENAME", "Store", "history_path"]

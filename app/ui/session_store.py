@@ -25,10 +25,9 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from app.conversation import Conversation, Message
-from app.providers.client import Timing
 from app.store import (
     ConversationNotFound,
     ConversationSummary,
@@ -36,16 +35,21 @@ from app.store import (
     Kind,
     Store,
     StoredConversation,
-    StoredMessage,
     StoreError,
     export_conversation,
 )
-from app.store.db import quick_check
+from app.store.db import BUSY_TIMEOUT_MS
 from app.store.errors import SESSION_OFF, damaged
-from app.store.records import first_line, turn_columns
-from app.store.saver import SaveSchedule
+from app.store.health import quick_check
+from app.store.records import first_line
 from app.store.writer import StoreWriter
-from app.wire.turn import Turn
+from app.ui.session_records import (
+    ConversationRecord,
+    TurnRecord,
+    carried_answers,
+    continued_messages,
+    done_future,
+)
 
 Severity = Literal["information", "warning", "error"]
 EXPORTS_FOLDER = "exports"
@@ -128,7 +132,7 @@ class History:
         path = store.path
 
         def check() -> None:
-            found = quick_check(path)
+            found = quick_check(path, BUSY_TIMEOUT_MS)
             if found is not None:
                 self.fail(StoreError(damaged(path, found)))
 
@@ -149,7 +153,7 @@ class History:
         when it fails. The Future is done once it has run (at once when history is off)."""
         writer = self._writer
         if self.store is None or writer is None:
-            return _done()
+            return done_future()
         self._remember_loop()
 
         def run() -> None:
@@ -280,12 +284,6 @@ class History:
         return record
 
 
-def _done() -> Future[None]:
-    done: Future[None] = Future()
-    done.set_result(None)
-    return done
-
-
 def _slug(title: str) -> str:
     words = re.findall(r"[A-Za-z0-9]+", title.lower())
     return "-".join(words)[:40].strip("-")
@@ -298,177 +296,6 @@ def _unused(folder: Path, stem: str, fmt: str) -> Path:
         path = folder / f"{stem}-{number}.{fmt}"
         number += 1
     return path
-
-
-class ConversationRecord:
-    """One conversation being written: its prompts, and a TurnRecord per answer.
-
-    `conv_id` and `prompt_ids` are kept by the writes themselves, on the writer thread; the app
-    reads them only after `History.wait` (its reads and exports wait).
-    """
-
-    def __init__(self, history: History, *, kind: Kind, system: str | None) -> None:
-        self.history = history
-        self.kind: Kind = kind
-        self.system = system
-        self.conv_id: int | None = None
-        self.prompt_ids: list[int] = []  # store ids of the prompts, oldest first
-
-    def prompt(self, text: str) -> Future[None] | None:
-        """Store a prompt, before any request for it (the turn's `written` waits for it); the
-        conversation is created on the first one. None when history is off."""
-        if self.history.store is None:
-            return None
-
-        def write(store: Store) -> None:
-            if self.conv_id is None:
-                self.conv_id = store.create_conversation(kind=self.kind, system=self.system)
-            try:
-                message_id = store.add_user_message(self.conv_id, text)
-            except ConversationNotFound:  # deleted (perhaps by another instance): start anew
-                self.conv_id = store.create_conversation(kind=self.kind, system=self.system)
-                self.prompt_ids = []
-                message_id = store.add_user_message(self.conv_id, text)
-            self.prompt_ids.append(message_id)
-
-        return self.history.submit(write)
-
-    def start_turn(self, *, pane: int, provider: str, model: str, api: str) -> TurnRecord:
-        record = TurnRecord(self.history)
-        if self.history.store is None:
-            record.finished = True
-            return record
-
-        def write(store: Store) -> None:
-            if self.conv_id is None:  # its prompt was not stored
-                return
-            try:
-                record.turn_id = store.start_turn(
-                    self.conv_id, provider=provider, model=model, api=api, pane=pane
-                )
-            except ConversationNotFound:
-                return
-
-        record.started = self.history.submit(write)
-        return record
-
-    def carry(self, source: int, target: int) -> None:
-        """Copy pane `source`'s conversation so far to pane `target` (each answer under the
-        prompt it answers): a pane added to a comparison carries on the one it was added from,
-        and reopens with that conversation rather than with bare prompts."""
-
-        def write(store: Store) -> None:
-            if self.conv_id is None:
-                return
-            try:
-                stored = store.load(self.conv_id)
-                for message, prompt_id in carried_answers(stored, source):
-                    store.copy_turn(message.id, pane=target, reply_to=prompt_id)
-            except ConversationNotFound:
-                return
-
-        self.history.submit(write)
-
-    def drop_last_exchange(self) -> None:
-        """Delete the last prompt and everything after it (edit and resend replaces them)."""
-
-        def write(store: Store) -> None:
-            if not self.prompt_ids:
-                return
-            message_id = self.prompt_ids.pop()
-            if self.conv_id is not None:
-                store.delete_messages_from(self.conv_id, message_id)
-
-        self.history.submit(write)
-
-
-@dataclass(frozen=True, slots=True)
-class _Save:
-    """A snapshot of a turn's columns (taken on the loop that fills the turn) to be written."""
-
-    columns: dict[str, Any]
-    final: bool = False
-    ttft_ms: int | None = None
-    duration_ms: int | None = None
-
-
-class TurnRecord:
-    """One answer being saved: while it streams (throttled by SaveSchedule), then once, finally.
-
-    Each save is a snapshot of the turn taken when asked, written on the writer thread. Saves
-    waiting there are merged (only the newest is written), so a write held up by another
-    instance's lock never piles up copies of a long answer.
-    """
-
-    def __init__(self, history: History) -> None:
-        self.history = history
-        self.turn_id: int | None = None  # set on the writer thread once the row exists
-        self.started: Future[None] = _done()  # the row (and so its prompt) is stored
-        self.finished = False
-        self.gone = False  # the row was deleted under us; saving goes on harmlessly
-        self._schedule = SaveSchedule()
-        self._lock = threading.Lock()
-        self._pending: _Save | None = None
-        self._queued = False
-
-    async def written(self) -> None:
-        """Wait, without holding up the loop, until the turn's row and its prompt are stored
-        (or history went off): a request is sent only after its prompt is in the history."""
-        await asyncio.shield(asyncio.wrap_future(self.started))
-
-    def tick(self, turn: Turn, now: float) -> None:
-        """Called on every render tick; saves at most about once a second.
-
-        An error that has not settled yet is left for the final save: the client scrubs the
-        API key out of error messages only as the turn settles.
-        """
-        if self.finished or self.history.store is None or turn.done:
-            return  # a settled turn gets its final save, with timings, from `finish`
-        if turn.error is not None:
-            return
-        if self._schedule.due(turn, now):
-            self._save(_Save(turn_columns(turn)))
-
-    def finish(self, turn: Turn, timing: Timing | None = None) -> None:
-        """The final save of a settled turn, with its timings; only the first call writes.
-
-        Called as soon as the stream ends, not when the screen has caught up with it."""
-        if self.finished or not turn.done:
-            return
-        self.finished = True
-        if self.history.store is None:
-            return
-        self._save(
-            _Save(
-                turn_columns(turn),
-                final=True,
-                ttft_ms=None if timing is None else timing.ttft_ms,
-                duration_ms=None if timing is None else timing.duration_ms,
-            )
-        )
-
-    def _save(self, save: _Save) -> None:
-        with self._lock:
-            self._pending = save
-            if self._queued:
-                return  # the write already queued will take this newer snapshot
-            self._queued = True
-        self.history.submit(self._write)
-
-    def _write(self, store: Store) -> None:
-        with self._lock:
-            save, self._pending = self._pending, None
-            self._queued = False
-        if save is None or self.turn_id is None:
-            return
-        saved = store.save_columns(
-            self.turn_id,
-            save.columns,
-            ttft_ms=save.ttft_ms,
-            duration_ms=save.duration_ms,
-            final=save.final,
-        )
-        self.gone = self.gone or not saved
 
 
 @dataclass(slots=True)
@@ -505,43 +332,9 @@ def continued_conversation(stored: StoredConversation, pane: int = 0) -> Convers
     """The history a pane continues from, as the live pane would have built it."""
     messages = [
         Message("user", m.text) if m.turn is None else Message("assistant", m.turn.text, m.turn)
-        for m in _continued(stored, pane)
+        for m in continued_messages(stored, pane)
     ]
     return Conversation(stored.system, messages)
-
-
-def carried_answers(stored: StoredConversation, pane: int) -> list[tuple[StoredMessage, int]]:
-    """The answers a pane's conversation holds (what a pane added from it carries on), each
-    with the id of the prompt it answers."""
-    prompt: int | None = None
-    answers: list[tuple[StoredMessage, int]] = []
-    for m in _continued(stored, pane):
-        if m.role == "user":
-            prompt = m.id
-        elif prompt is not None:
-            answers.append((m, prompt))
-    return answers
-
-
-def _continued(stored: StoredConversation, pane: int) -> list[StoredMessage]:
-    """Every prompt, and the answers of `pane` that its conversation keeps.
-
-    An unfinished answer that was retried (another answer from the same pane follows it before
-    the next prompt) stays on screen but is not sent: the retry asked the question afresh. An
-    answer with neither text nor tool calls is not sent either.
-    """
-    mine = [m for m in stored.messages if m.role == "user" or m.pane == pane]
-    kept: list[StoredMessage] = []
-    for index, m in enumerate(mine):
-        if m.role == "user":
-            kept.append(m)
-            continue
-        following = mine[index + 1] if index + 1 < len(mine) else None
-        if following is not None and following.role == "assistant":
-            continue
-        if m.turn is not None and (m.turn.text_parts or m.turn.calls):
-            kept.append(m)
-    return kept
 
 
 __all__ = [
