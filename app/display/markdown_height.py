@@ -65,13 +65,65 @@ def rich_parser() -> MarkdownIt:
     return MarkdownIt().enable("strikethrough").enable("table")
 
 
-def estimate_rows(source: str, width: int) -> int:
-    """`len(MarkdownPainter(look).lines(source, width))` for the looks `MarkdownLook` makes
-    (their styles and code themes colour lines but never break them). `width` is the painter's:
-    a StreamedMarkdown renders at its width less its padding, and adds its margin itself."""
+@dataclass(frozen=True, slots=True)
+class Joins:
+    """How a segment draws a table or a list that the answer's cutter split between it and its
+    neighbours (app/display/segments.py), so that the pieces line up as the whole would.
+    "First" and "last" are the segment's first and last top-level table or list."""
+
+    # its first table continues one: drawn without its header row, at these column widths
+    # (empty: at its own, where `shared_widths` has none)
+    head_table: tuple[int, ...] | None = None
+    # its last table goes on in the next segment: drawn at these column widths
+    tail_table: tuple[int, ...] | None = None
+    # its first list continues an ordered one: the number of its first item
+    head_number: int | None = None
+    # the number Rich sizes an ordered list's numbers by (`ListElement`: first + items), for
+    # the first list (continued) and the last one (going on), when they are cut
+    head_last: int | None = None
+    tail_last: int | None = None
+
+    def table(self, index: int, count: int) -> tuple[tuple[int, ...] | None, bool]:
+        """Widths (None or empty: its own) and whether the header is left out, for top-level
+        table `index` of `count`."""
+        if index == 0 and self.head_table is not None:
+            return self.head_table, True
+        if index == count - 1 and self.tail_table is not None:
+            return self.tail_table, False
+        return None, False
+
+    def numbers(self, index: int, count: int) -> tuple[int | None, int | None]:
+        """First number and the number that sizes them, for top-level list `index` of `count`."""
+        first = self.head_number if index == 0 else None
+        last = self.head_last if index == 0 else None
+        if index == count - 1 and self.tail_last is not None:
+            last = self.tail_last
+        return first, last
+
+
+NO_JOINS = Joins()
+
+
+def estimate_rows(source: str, width: int, joins: Joins = NO_JOINS) -> int:
+    """`len(MarkdownPainter(look).lines(source, width, joins))` for the looks `MarkdownLook`
+    makes (their styles and code themes colour lines but never break them). `width` is the
+    painter's: a StreamedMarkdown renders at its width less its padding, and adds its margin
+    itself."""
     if not source.strip():
         return 0
-    return _document(rich_parser().parse(source), max(1, width)).shown
+    return _document(rich_parser().parse(source), max(1, width), joins).shown
+
+
+def top_level_counts(tokens: list[Token]) -> tuple[int, int]:
+    """How many tables and lists the document has at its top level."""
+    tables = lists = 0
+    for token in tokens:
+        if token.level == 0:
+            if token.type == "table_open":
+                tables += 1
+            elif token.type in ("bullet_list_open", "ordered_list_open"):
+                lists += 1
+    return tables, lists
 
 
 # -- lines, and which of them are blank ----------------------------------------------------------
@@ -140,6 +192,11 @@ class _Element:
     start: int = 1  # an ordered list's first number
     # `parts` with inline code shaded (see `_shade`), once there is any
     shades: list[str] | None = None
+    # a table or list cut into segments (`Joins`): its shared column widths, whether its
+    # header is left out, and the number that sizes an ordered list's numbers
+    widths: tuple[int, ...] | None = None
+    headless: bool = False
+    last: int | None = None
 
     def add(self, text: str, shade: str | None = None) -> None:
         self.parts.append(text)
@@ -223,8 +280,15 @@ class _Output:
         return self.lines.then(BLANK if self.open_line else INK)
 
 
-def _document(tokens: list[Token], width: int) -> Lines:
-    """Markdown's lines at `width` (at least 1)."""
+def _document(
+    tokens: list[Token],
+    width: int,
+    joins: Joins = NO_JOINS,
+    tables_found: list[_Element] | None = None,
+) -> Lines:
+    """Markdown's lines at `width` (at least 1); the top-level tables into `tables_found`."""
+    tables, lists = top_level_counts(tokens)
+    seen_tables = seen_lists = 0
     output = _Output()
     new_line = False  # Rich's flag: the element closed last wants a blank line before the next
     stack: list[_Element] = []
@@ -256,6 +320,14 @@ def _document(tokens: list[Token], width: int) -> Lines:
                     element.start = int(token.attrs.get("start", 1))
                 elif kind == "td_open" or kind == "th_open":
                     element.value = str(token.attrs.get("style", ""))
+                if not stack and kind == "table_open":
+                    element.widths, element.headless = joins.table(seen_tables, tables)
+                    seen_tables += 1
+                elif not stack and kind in ("bullet_list_open", "ordered_list_open"):
+                    first, element.last = joins.numbers(seen_lists, lists)
+                    if first is not None and kind == "ordered_list_open":
+                        element.start = first
+                    seen_lists += 1
                 stack.append(element)
                 continue
             if nesting == 0:
@@ -267,6 +339,9 @@ def _document(tokens: list[Token], width: int) -> Lines:
                 element = stack.pop()
             if stack and stack[-1].kind in _TAKERS:
                 stack[-1].children.append(element)
+            elif tables_found is not None:
+                if element.kind == "table":
+                    tables_found.append(element)
             else:
                 if new_line and (nesting or kind != "inline"):
                     output.end_line()
@@ -297,7 +372,8 @@ def _lines(element: _Element, width: int) -> Lines:
         items = element.children
         indent = BULLET_X
         if kind == "numbers":  # app/display/markdown_render.py `NumberedItem`: "10. "
-            indent = len(str(element.start + len(items))) + 3
+            last = element.start + len(items) if element.last is None else element.last
+            indent = len(str(last)) + 3
         lines = NONE
         for item in items:
             body = NONE
@@ -452,6 +528,11 @@ def code_rows(code: str, width: int) -> int:
 
 def _table_element_lines(table: _Element, width: int) -> Lines:
     """`TableElement`: its header row (the last row of its last head) and its body's rows."""
+    header, body = _table_cells(table)
+    return table_lines(header, body, width, table.widths, headless=table.headless)
+
+
+def _table_cells(table: _Element) -> tuple[list[Cell], list[list[Cell]]]:
     header: list[Cell] = []
     body: list[list[Cell]] = []
     for part in table.children:
@@ -460,7 +541,7 @@ def _table_element_lines(table: _Element, width: int) -> Lines:
             header = rows[-1] if rows else []
         elif part.kind == "tbody":
             body = rows
-    return table_lines(header, body, width)
+    return header, body
 
 
 def _cell(element: _Element) -> Cell:
@@ -477,20 +558,31 @@ class Cell(NamedTuple):
     shade: str | None = None  # the text with inline code shaded (see `_shade`), if any
 
 
-def table_lines(header: list[Cell], body: list[list[Cell]], width: int) -> Lines:
+def table_lines(
+    header: list[Cell],
+    body: list[list[Cell]],
+    width: int,
+    shared: tuple[int, ...] | None = None,
+    *,
+    headless: bool = False,
+) -> Lines:
     """The lines of the `Table` rich.markdown makes (`box.SIMPLE`, edges shown, no padding at
     the edges, padding collapsed) at `width`: a blank top edge, the header row, its rule, the
     body's rows and a blank bottom edge. A cell's lines all show something, unless it holds
-    only white space: then it is one line, blank unless shaded."""
+    only white space: then it is one line, blank unless shaded. `shared`: the column widths of
+    a table cut into segments (`shared_widths`), `headless`: a later piece of it, drawn without
+    its header row and rule (markdown_render.py `JoinedTable`)."""
     count = max([len(header), *map(len, body)])
     if not count:
         return BLANK  # a table without columns is one empty line
     grid = [[*row, *[Cell("")] * (count - len(row))] for row in (header, *body)]
-    columns = [[row[index].text for row in grid] for index in range(count)]
-    # `Table._get_padding_width` with collapse_padding and pad_edge=False: a cell of padding on
-    # the right of every column but the last
-    pads = [1] * (count - 1) + [0]
-    widths = column_widths(columns, pads, width - (2 + count - 1))  # edges and dividers
+    pads = table_pads(count)
+    if shared and len(shared) == count:
+        widths = list(shared)
+    else:  # Rich measures only the rows it shows
+        shown = grid[1:] if headless else grid
+        columns = [[row[index].text for row in shown] for index in range(count)]
+        widths = column_widths(columns, pads, width - (2 + count - 1))  # edges and dividers
     # a row is as tall as its tallest cell and at least one line; blank if no cell shows
     heights = [
         max(
@@ -499,12 +591,92 @@ def table_lines(header: list[Cell], body: list[list[Cell]], width: int) -> Lines
         )
         for row in grid
     ]
-    # " ──── ", cut to the width where the table cannot fit (only then narrower than 2)
-    rule = INK if width > 1 and (count > 1 or sum(widths) > 0) else BLANK
-    lines = BLANK.then(_row(heights[0])).then(rule)
+    if headless:
+        lines = BLANK
+    else:
+        # " ──── ", cut to the width where the table cannot fit (only then narrower than 2)
+        rule = INK if width > 1 and (count > 1 or sum(widths) > 0) else BLANK
+        lines = BLANK.then(_row(heights[0])).then(rule)
     for height in heights[1:]:
         lines = lines.then(_row(height))
     return lines.then(BLANK)
+
+
+def table_pads(count: int) -> list[int]:
+    """`Table._get_padding_width` with collapse_padding and pad_edge=False: a cell of padding
+    on the right of every column but the last."""
+    return [1] * (count - 1) + [0]
+
+
+# A column's measure: the widest word and the widest line of its cells (header included), in
+# cells. A table's widths follow from its columns' measures alone (`_column_measure` takes
+# the largest of each), so the measures of its pieces combine by taking the largest.
+Measure = tuple[int, int]
+
+
+def table_measures(source: str, *, last: bool) -> tuple[Measure, ...]:
+    """The column measures of the source's first (or `last`) top-level table; () if none."""
+    tables: list[_Element] = []
+    _document(rich_parser().parse(source), 1, NO_JOINS, tables)
+    if not tables:
+        return ()
+    header, body = _table_cells(tables[-1 if last else 0])
+    count = max([len(header), *map(len, body)])
+    measures: list[Measure] = []
+    for index in range(count):
+        low = high = 0
+        for row in (header, *body):
+            text = row[index].text if index < len(row) else ""
+            lines = text.splitlines()
+            line = max(map(cell_len, lines)) if lines else 0
+            words = text.split()
+            high = max(high, line)
+            low = max(low, max(map(cell_len, words)) if words else line)
+        measures.append((low, high))
+    return tuple(measures)
+
+
+def merge_measures(a: tuple[Measure, ...], b: tuple[Measure, ...]) -> tuple[Measure, ...]:
+    """The measures of a table made of two pieces."""
+    if len(a) != len(b):
+        return a or b
+    return tuple((max(x[0], y[0]), max(x[1], y[1])) for x, y in zip(a, b, strict=True))
+
+
+def shared_widths(measures: tuple[Measure, ...], width: int) -> tuple[int, ...] | None:
+    """The column widths (padding included) Rich gives a table whose columns measure so at
+    `width` (the painter's), as `column_widths` works them out from the cells; None where Rich
+    could not draw them as fixed columns (a column with no room for its text)."""
+    count = len(measures)
+    if not count:
+        return None
+    pads = table_pads(count)
+    total = max(0, width - (2 + count - 1))
+    widths = [
+        _measure_cap(measure, pad, total)[1] or 1
+        for measure, pad in zip(measures, pads, strict=True)
+    ]
+    if sum(widths) > total:
+        widths = _collapse_widths(widths, total)
+        if sum(widths) > total:
+            widths = ratio_reduce(sum(widths) - total, [1] * len(widths), widths, widths)
+        widths = [
+            _measure_cap(measure, pad, max(0, width))[1]
+            for measure, pad, width in zip(measures, pads, widths, strict=True)
+        ]
+    if any(width - pad < 1 for width, pad in zip(widths, pads, strict=True)):
+        return None
+    return tuple(widths)
+
+
+def _measure_cap(measure: Measure, pad: int, most: int) -> tuple[int, int]:
+    """`_column_measure` of a column whose cells measure `measure` at most."""
+    if most < 1:
+        return 0, 0
+    if most - pad < 1:
+        return _get(most, most, most)
+    text_low, text_high = _get(measure[0], measure[1], most)
+    return _get(min(text_low + pad, most), min(text_high + pad, most), most)
 
 
 def _row(height: int) -> Lines:
@@ -601,4 +773,20 @@ def _cell_rows(cell: Cell, pad: int, width: int) -> int:
     return 1 if text_lines(text, shade, inner, fold=False).shown else 0
 
 
-__all__ = ["BLANK", "INK", "NONE", "Lines", "estimate_rows", "rich_parser", "text_lines"]
+__all__ = [
+    "BLANK",
+    "INK",
+    "NONE",
+    "NO_JOINS",
+    "Joins",
+    "Lines",
+    "Measure",
+    "estimate_rows",
+    "merge_measures",
+    "rich_parser",
+    "shared_widths",
+    "table_measures",
+    "table_pads",
+    "text_lines",
+    "top_level_counts",
+]

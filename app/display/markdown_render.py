@@ -16,15 +16,27 @@ from __future__ import annotations
 import io
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import Any, ClassVar
 
+from markdown_it.token import Token
+from rich import box
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.errors import StyleSyntaxError
-from rich.markdown import Heading, ListItem, Markdown, MarkdownElement
+from rich.markdown import (
+    Heading,
+    ListElement,
+    ListItem,
+    Markdown,
+    MarkdownElement,
+    TableElement,
+)
 from rich.segment import Segment
 from rich.style import Style
+from rich.table import Table
 from rich.text import Text
 from rich.theme import Theme
+
+from app.display.markdown_height import NO_JOINS, Joins, table_pads, top_level_counts
 
 
 class LeftHeading(Heading):
@@ -55,12 +67,99 @@ class NumberedItem(ListItem):
             yield Segment("\n")
 
 
+class JoinedTable(TableElement):
+    """A table that may be a piece of one cut into segments (`Joins`): drawn at the whole
+    table's column widths, and without its header row when it continues one, so that the
+    pieces line up as the whole table would."""
+
+    widths: tuple[int, ...] | None = None
+    headless = False
+
+    @classmethod
+    def create(cls, markdown: Markdown, token: Token) -> JoinedTable:
+        element = cls()
+        if isinstance(markdown, AnswerMarkdown) and token.level == 0:
+            element.widths, element.headless = markdown.next_table()
+        return element
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        header = self.header.row.cells if self.header is not None and self.header.row else []
+        widths = self.widths
+        if not self.headless and not (widths and len(widths) == len(header)):
+            yield from super().__rich_console__(console, options)
+            return
+        table = Table(
+            box=box.SIMPLE,
+            pad_edge=False,
+            style="markdown.table.border",
+            show_edge=True,
+            collapse_padding=True,
+            show_header=not self.headless,
+        )
+        fixed = widths if widths and len(widths) == len(header) else None
+        pads = table_pads(len(header))
+        for index, column in enumerate(header):
+            heading = column.content.copy()
+            heading.stylize("markdown.table.header")
+            width = None if fixed is None else fixed[index] - pads[index]
+            table.add_column(heading, width=width)
+        if self.body is not None:
+            for row in self.body.rows:
+                table.add_row(*[element.content for element in row.cells])
+        yield table
+
+
+class JoinedList(ListElement):
+    """A list that may be a piece of an ordered one cut into segments (`Joins`): numbered on
+    from the piece before, its numbers as wide as the whole list's."""
+
+    last: int | None = None
+
+    @classmethod
+    def create(cls, markdown: Markdown, token: Token) -> JoinedList:
+        element = cls(token.type, int(token.attrs.get("start", 1)))
+        if isinstance(markdown, AnswerMarkdown) and token.level == 0:
+            first, element.last = markdown.next_list()
+            if first is not None:
+                element.list_start = first
+        return element
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        if self.list_type == "bullet_list_open" or self.last is None:
+            yield from super().__rich_console__(console, options)
+            return
+        number = 1 if self.list_start is None else self.list_start
+        for index, item in enumerate(self.items):
+            yield from item.render_number(console, options, number + index, self.last)
+
+
 class AnswerMarkdown(Markdown):
     elements: ClassVar[dict[str, type[MarkdownElement]]] = {
         **Markdown.elements,
         "heading_open": LeftHeading,
         "list_item_open": NumberedItem,
+        "table_open": JoinedTable,
+        "bullet_list_open": JoinedList,
+        "ordered_list_open": JoinedList,
     }
+
+    def __init__(self, markup: str, *, joins: Joins = NO_JOINS, **options: Any) -> None:
+        super().__init__(markup, **options)
+        self.joins = joins
+        self._tables, self._lists = top_level_counts(self.parsed)
+        self._seen_tables = self._seen_lists = 0
+
+    def next_table(self) -> tuple[tuple[int, ...] | None, bool]:
+        index, self._seen_tables = self._seen_tables, self._seen_tables + 1
+        return self.joins.table(index, self._tables)
+
+    def next_list(self) -> tuple[int | None, int | None]:
+        index, self._seen_lists = self._seen_lists, self._seen_lists + 1
+        return self.joins.numbers(index, self._lists)
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        self._seen_tables = self._seen_lists = 0
+        yield from super().__rich_console__(console, options)
 
 
 def _markdown_styles(colors: Mapping[str, str], dark: bool) -> dict[str, str]:
@@ -135,13 +234,16 @@ class MarkdownPainter:
             width=80,
         )
 
-    def lines(self, source: str, width: int) -> list[list[Segment]]:
-        """The source's lines at `width` cells (each line at most that wide)."""
+    def lines(self, source: str, width: int, joins: Joins = NO_JOINS) -> list[list[Segment]]:
+        """The source's lines at `width` cells (each line at most that wide); `joins`: how the
+        tables and lists it shares with the segments around it are drawn."""
         if not source.strip():
             return []
         options = self._console.options.update(width=max(1, width))
         try:
-            markdown = AnswerMarkdown(source, code_theme=self.look.code_theme, hyperlinks=False)
+            markdown = AnswerMarkdown(
+                source, joins=joins, code_theme=self.look.code_theme, hyperlinks=False
+            )
             lines = self._console.render_lines(markdown, options, pad=False, new_lines=False)
         except Exception:  # Rich trips on some input (a stray `</kbd>`): show it as plain text
             lines = self._console.render_lines(Text(source), options, pad=False, new_lines=False)

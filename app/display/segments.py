@@ -13,6 +13,13 @@ next segment is rendered with the block's opening line put back in front, and th
 are drawn without the padding between them, so a 500-line file streams at the cost of its last
 few dozen lines. (The highlighter starts afresh at each cut, so a string or comment that spans
 one may be coloured as code after it.)
+
+A long top-level table or list is cut the same way once a segment has CONSTRUCT_SEGMENT_LINES
+lines (a 20,000-row table used to be one segment, rendered whole on every frame): a table before
+a row, each later piece rendered with the table's header and delimiter lines put back and drawn
+without its header at the whole table's column widths; a list before an item of the same list,
+an ordered one numbered on (app/display/joins.py keeps what the pieces share). The pieces line
+up exactly as the whole would (tests/unit/test_markdown_segments.py).
 """
 
 from __future__ import annotations
@@ -24,9 +31,56 @@ from app.display.fences import FENCE_CUT_LINES, FenceTracker
 
 MIN_SEGMENT_LINES = 16  # lines in a segment before it may be sealed
 FENCE_SEGMENT_LINES = FENCE_CUT_LINES  # lines in a segment before a code block in it may be cut
+CONSTRUCT_SEGMENT_LINES = 24  # ... before a table or a list in it may be cut
 _HEADING = re.compile(r"#{1,6}(\s|$)")
 _LIST_ITEM = re.compile(r"([-*+]|\d{1,9}[.)])(\s|$)")
+_MARKER = re.compile(r"(?:([-*+])|(\d{1,9})([.)]))(?:([ \t]+)(\S)?|$)")
+_RULE = re.compile(r" {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
+_DELIMITER = re.compile(r"\|?[ \t]*:?-+:?[ \t]*(?:\|[ \t]*:?-+:?[ \t]*)*\|?[ \t]*$")
+_BLOCK_START = re.compile(r" {0,3}(?:#{1,6}(?:\s|$)|>|`{3}|~{3}|<)")
 _CLASSIFY_CHARS = 12  # enough of a line to tell a list marker or heading from text
+_QUIET = frozenset(" \t|*_~`\\")  # a table row of only these may draw as a blank line
+
+
+@dataclass(slots=True, eq=False)
+class Construct:
+    """A top-level table or list that is being cut into several segments: what its pieces
+    must agree on to be drawn as the whole would be (app/display/markdown_height.py `Joins`)."""
+
+    kind: str  # "table", "bullets" or "numbers"
+    head: str = ""  # a table's header and delimiter lines, put back in front of later pieces
+    marker: str = ""  # a list's bullet, or an ordered list's delimiter ("." or ")")
+    start: int = 1  # an ordered list's first number
+    items: int = 0  # a list's top-level items so far
+    indent: int = 0  # where the content of the list's latest item starts
+
+    @property
+    def last_number(self) -> int:
+        """The number Rich sizes an ordered list's numbers by, as far as the list has come."""
+        return self.start + self.items
+
+
+@dataclass(frozen=True, slots=True)
+class Carry:
+    """How a piece continues a table or a list cut just before it."""
+
+    construct: Construct
+    number: int | None = None  # an ordered list: the number of the piece's first item
+
+
+def _cells(line: str) -> int:
+    """How many cells a table line has (markdown-it's `escapedSplit`, with outer bars)."""
+    line = line.strip()
+    if line.startswith("|"):
+        line = line[1:]
+    if line.endswith("|") and not line.endswith("\\|"):
+        line = line[:-1]
+    return len(re.split(r"(?<!\\)\|", line))
+
+
+def _shows(row: str) -> bool:
+    """A table row that surely draws something (a blank row at a cut would be dropped)."""
+    return any(character not in _QUIET for character in row)
 
 
 def can_start_segment(line: str, previous_blank: bool) -> bool:
@@ -50,6 +104,16 @@ class SegmentCutter:
     # For each piece the last `feed` returned: the opening line of the code block it continues
     # ("" for a piece that does not start inside one).
     openers: list[str] = field(default_factory=list)
+    # ... and the table or list it continues, if any.
+    carries: list[Carry | None] = field(default_factory=list)
+    # The top-level table or list the text is in, as far as it may be cut.
+    open_table: Construct | None = None
+    open_list: Construct | None = None
+    _no_table: bool = False  # in a table (or text) whose rows are not cut, until a blank line
+    _row_shows: bool = False  # the last table row surely draws something
+    _previous: str = ""  # the last complete line
+    _in_quote: bool = False  # since the last blank line
+    _after_blank: bool = True  # in a list: the last line was blank
 
     @classmethod
     def new(cls) -> SegmentCutter:
@@ -71,6 +135,7 @@ class SegmentCutter:
         text, self._held = self._held + text, ""
         pieces: list[str] = []
         self.openers = [""]
+        self.carries = [None]
         start = 0
         position = 0
         while position < len(text):
@@ -90,9 +155,15 @@ class SegmentCutter:
                     opener and self._lines >= FENCE_SEGMENT_LINES and not self._fences.closes(probe)
                 ):
                     opener = None
+                carry = None
+                if opener is None and self._lines >= CONSTRUCT_SEGMENT_LINES:
+                    carry = self._construct_cut(probe, whole=end >= 0)
+                    if carry is not None:
+                        opener = ""
                 if opener is not None:
                     pieces.append(text[start:position])
                     self.openers.append(opener)
+                    self.carries.append(carry)
                     start = position
                     self._lines = 0
             if end < 0:
@@ -100,6 +171,7 @@ class SegmentCutter:
                 self._fences.feed(text[position:])
                 break
             line = self._line + text[position:end]
+            self._track(line, fenced=self._fences.open_lines is not None)
             self._fences.feed(text[position : end + 1])
             self._previous_blank = not line.strip()
             self._line = ""
@@ -108,5 +180,94 @@ class SegmentCutter:
         pieces.append(text[start:])
         return pieces
 
+    def _construct_cut(self, probe: str, *, whole: bool) -> Carry | None:
+        """A cut before this line, inside the table or list it continues, if one may go here:
+        before a table row that surely draws something, after one that does too; before an
+        item of the same list (not a rule, which would end it)."""
+        table = self.open_table
+        if table is not None:
+            if probe.startswith("|") and _shows(probe[1:]) and self._row_shows:
+                return Carry(table)
+            return None
+        items = self.open_list
+        if items is None or self._fences.open_lines is not None:
+            return None
+        match = _MARKER.match(probe)
+        if not match or (match.group(1) or match.group(3)) != items.marker:
+            return None
+        if _RULE.match(probe) or (not whole and not probe.strip(items.marker + " \t")):
+            return None  # a rule, or what may still become one
+        if items.kind == "numbers":
+            return Carry(items, number=items.start + items.items)
+        return Carry(items)
 
-__all__ = ["FENCE_SEGMENT_LINES", "MIN_SEGMENT_LINES", "SegmentCutter", "can_start_segment"]
+    def _track(self, line: str, *, fenced: bool) -> None:
+        """Follow the top-level table or list a complete line is in (only these are cut)."""
+        previous, self._previous = self._previous, line
+        blank = not line.strip()
+        if fenced:  # code: inside a list item's block, or at the margin outside any list
+            return
+        if blank:
+            self.open_table, self._no_table, self._in_quote = None, False, False
+            self._after_blank = True
+            return
+        if self.open_table is not None or self._no_table:
+            if self.open_table is not None and line.startswith("|"):
+                self._row_shows = _shows(line)
+            else:  # a row without a leading bar, or the start of another block: not cut on
+                self.open_table, self._no_table = None, True
+            return
+        if line.lstrip(" ").startswith(">"):
+            self._in_quote = True
+        if self.open_list is not None and self._list_goes_on(line):
+            self._after_blank = False
+            return
+        self.open_list = None
+        if (
+            previous.startswith("|")
+            and not self._in_quote
+            and _DELIMITER.match(line)
+            and "-" in line
+            and _cells(line) == _cells(previous)
+        ):
+            self.open_table = Construct("table", head=f"{previous}\n{line}")
+            self._row_shows = True  # the header's rule
+            return
+        match = _MARKER.match(line)
+        if match and match.group(5) and not _RULE.match(line) and not self._in_quote:
+            marker = match.group(1) or match.group(3)
+            number = int(match.group(2)) if match.group(2) else 1
+            kind = "bullets" if match.group(1) else "numbers"
+            if kind == "numbers" and number != 1 and previous.strip():
+                return  # not a list: only one starting at 1 may interrupt a paragraph
+            self.open_list = Construct(kind, marker=marker, start=number, items=1)
+            self.open_list.indent = match.end(4)
+            self._after_blank = False
+
+    def _list_goes_on(self, line: str) -> bool:
+        """Whether a non-blank line is still part of the list (its next item, an item's
+        indented content, or a lazy continuation of an item's paragraph)."""
+        items = self.open_list
+        assert items is not None
+        if line[0] in " \t":
+            indent = len(line) - len(line.lstrip(" "))
+            return not self._after_blank or line[0] == "\t" or indent >= items.indent
+        match = _MARKER.match(line)
+        if match and not _RULE.match(line):
+            if (match.group(1) or match.group(3)) != items.marker:
+                return False
+            items.items += 1
+            items.indent = match.end(4) if match.group(4) else len(line)
+            return True
+        return not self._after_blank and not _RULE.match(line) and not _BLOCK_START.match(line)
+
+
+__all__ = [
+    "CONSTRUCT_SEGMENT_LINES",
+    "FENCE_SEGMENT_LINES",
+    "MIN_SEGMENT_LINES",
+    "Carry",
+    "Construct",
+    "SegmentCutter",
+    "can_start_segment",
+]

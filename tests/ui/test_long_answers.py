@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
 from textual.app import App, ComposeResult
@@ -12,7 +13,10 @@ from textual.geometry import Region
 
 from app.demo.frames import Answer
 from app.display import segments as segments_module
-from app.ui.widgets.answer import AnswerView, SegmentPlaceholder
+from app.display.markdown_height import NO_JOINS, Joins
+from app.display.markdown_render import MarkdownPainter
+from app.display.segments import CONSTRUCT_SEGMENT_LINES
+from app.ui.widgets.answer import FRAME_CHARS, AnswerView, SegmentPlaceholder
 from app.ui.widgets.markdown_view import StreamedMarkdown
 from app.wire.engine import Api
 from tests.fakes import provider as fake
@@ -199,3 +203,122 @@ async def test_quitting_right_after_a_long_answer_never_mounts_into_a_closing_ap
     assert app._exception is None
     assert app.return_code == 0
     assert answer.source == text + long_markdown(3)  # the text is kept all the same
+
+
+def long_table(rows: int) -> str:
+    """A table whose columns widen as it goes (longer numbers, a note that grows), with
+    aligned columns, inline code and a column wide enough to wrap at 80 cells."""
+    head = "| # | name | value | note |\n|---:|:---:|---|---|\n"
+    body = "".join(
+        f"| {n} | `item` {n} | {n * 1.5:.1f} | note {'x' * (n % 9)} "
+        + ("and a longer remark that wraps " * (n // 50))
+        + "|\n"
+        for n in range(rows)
+    )
+    return f"Here is the table:\n{head}{body}\nAfter the table.\n"
+
+
+def long_lists(items: int) -> str:
+    bullets = "".join(
+        f"- point {n} with **bold**\n" + ("  - nested detail\n" if n % 7 == 0 else "")
+        for n in range(items)
+    )
+    loose = "".join(f"* loose {n}\n\n  a second paragraph of {n}\n\n" for n in range(items // 4))
+    numbers = "".join(f"1. step {n}\n" for n in range(items))
+    return f"Bullets:\n\n{bullets}\nLoose:\n\n{loose}Numbers:\n\n{numbers}\nThe end.\n"
+
+
+async def rendered_tall(app: Shows, height: int) -> list[str]:
+    async with app.run_test(size=(80, height)) as pilot:
+        await pilot.pause(0.3)
+        return [strip.text.rstrip() for strip in app.screen._compositor.render_strips()]
+
+
+@pytest.mark.parametrize("text", [long_table(130), long_lists(120)], ids=["table", "lists"])
+async def test_a_long_table_or_list_is_cut_into_segments_without_visible_seams(text: str) -> None:
+    segmented = Segmented(text)
+    whole = await rendered_tall(OneWidget(text), 600)
+    assert await rendered_tall(segmented, 600) == whole
+    last = "After the table." if "After the table." in text else "The end."
+    assert any(line.strip() == last for line in whole)  # all of it on screen
+    assert segmented.segment_count >= 4
+
+
+async def test_pieces_of_a_long_table_and_list_born_asleep_have_their_true_height() -> None:
+    text = long_table(300) + long_lists(200)
+    start, rest = text[:40], text[40:]
+    app = Arrives(start, rest)
+    async with app.run_test(size=(80, 24)) as pilot:
+        answer = app.query_one(AnswerView)
+        await answer.append(start)
+        await pilot.pause(0.2)
+        await answer.append(rest, final=True)
+        assert len(answer.source) <= len(start) + FRAME_CHARS + 4_000  # a bounded piece
+        calls = 1
+        while not answer.caught_up:  # a bounded piece per call: the render clock calls again
+            await answer.append("", final=True)
+            calls += 1
+        assert calls >= 2
+        await pilot.pause(0.3)
+        assert answer.born_asleep > 10
+        assert answer.source == text
+        assert sum(carry is not None for carry in answer.carries) > 10  # cut inside them
+        estimated = [
+            (index, segment.outer_size.height)
+            for index, segment in enumerate(answer.segments)
+            if isinstance(segment, SegmentPlaceholder)
+        ]
+        for index, height in estimated:
+            await answer._wake(index, answer.segments[index])  # type: ignore[arg-type]
+            await pilot.pause()
+            woken = answer.segments[index]
+            assert isinstance(woken, StreamedMarkdown)
+            assert woken.outer_size.height == height, f"segment {index}"
+
+
+async def lines_rendered(
+    fake_provider: FakeProvider, tmp_path: Path, text: str, monkeypatch: pytest.MonkeyPatch
+) -> list[int]:
+    """Stream `text` over loopback (in 64-character events) and note the source lines of
+    every render the answer's segments ask for."""
+    rendered: list[int] = []
+    lines = MarkdownPainter.lines
+
+    def counting(self: MarkdownPainter, source: str, width: int, joins: Joins = NO_JOINS) -> Any:
+        rendered.append(source.count("\n") + 1)
+        return lines(self, source, width, joins)
+
+    monkeypatch.setattr(MarkdownPainter, "lines", counting)
+    chunks = tuple(text[i : i + 64] for i in range(0, len(text), 64))
+    fake_provider.push(fake.stream(Api.CHAT, Answer(text=chunks)))
+    app = make_app(fake_config(fake_provider), tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await send(pilot, "a big table")
+        await wait_drawn(pilot, timeout=60)
+        answer = app.pane.current.answer if app.pane.current else None
+        assert answer is not None
+        assert answer.source == text
+    monkeypatch.setattr(MarkdownPainter, "lines", lines)
+    return rendered
+
+
+@pytest.mark.parametrize("kind", ["table", "list"])
+async def test_streaming_a_huge_table_or_list_renders_a_bounded_piece_per_frame_linearly(
+    fake_provider: FakeProvider, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str
+) -> None:
+    """No render covers more than a segment (a few dozen lines, where the whole table or list
+    was re-rendered on every frame), and twice the rows cost about twice the lines rendered."""
+
+    def text(rows: int) -> str:
+        if kind == "table":
+            head = "| # | name | note |\n|---:|---|---|\n"
+            body = "".join(f"| {n} | item {n} | note for row {n} |\n" for n in range(rows))
+        else:
+            head = ""
+            body = "".join(f"- point {n} of the list with *some* words\n" for n in range(rows))
+        return f"Here it is:\n\n{head}{body}\nThat is all.\n"
+
+    small = await lines_rendered(fake_provider, tmp_path, text(1_500), monkeypatch)
+    large = await lines_rendered(fake_provider, tmp_path, text(3_000), monkeypatch)
+    assert max(small + large) <= CONSTRUCT_SEGMENT_LINES + 8
+    assert sum(large) < 3 * sum(small)

@@ -10,20 +10,38 @@ depends on the screen, not on the length of the conversation.
 
 from __future__ import annotations
 
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+
 from textual.containers import Vertical
 from textual.geometry import Region
 from textual.widget import Widget
 from textual.widgets import Static
 
-from app.display.markdown_height import estimate_rows
+from app.display.joins import SharedLayout
+from app.display.markdown_height import Joins, estimate_rows, table_measures
 from app.display.markdown_render import MarkdownLook
-from app.display.segments import SegmentCutter
+from app.display.segments import Carry, Construct, SegmentCutter
 from app.ui.widgets.markdown_view import (
     SEGMENT_PADDING,
     StreamedMarkdown,
+    carried,
     look_of,
     segment_rows,
 )
+
+FRAME_CHARS = 32_768  # most text new segments take on per append (about 0.1 s of work)
+
+
+@dataclass(slots=True)
+class _Piece:
+    """A piece of the answer as the cutter gave it: its text, the code block's opening line
+    or the table or list it continues."""
+
+    text: str
+    fence: str
+    carry: Carry | None
 
 
 class SegmentPlaceholder(Static):
@@ -54,6 +72,11 @@ class AnswerView(Vertical):
         self.sources: list[str] = []
         self.fences: list[str] = []  # per segment: the code block's opening line it continues
         self.ends_in_fence: list[bool] = []  # per segment: cut inside a code block
+        self.carries: list[Carry | None] = []  # per segment: the table or list it continues
+        self.tails: list[Construct | None] = []  # ... and the one cut at its end
+        self._shared = SharedLayout()
+        self._queue: deque[_Piece] = deque()  # cut, not yet given segments (see `append`)
+        self._final = False
         self.segments: list[StreamedMarkdown | SegmentPlaceholder] = []
         self.sealed = False  # the stream is over: the last segment may sleep too
         self._look: tuple[str, MarkdownLook] | None = None  # (theme name, its look)
@@ -66,52 +89,138 @@ class AnswerView(Vertical):
         return self._look[1]
 
     async def append(self, text: str, *, final: bool = False) -> None:
-        """Append streamed text; `final` also releases what the cutter held back."""
+        """Append streamed text; `final` also releases what the cutter held back. New
+        segments take on at most FRAME_CHARS of text per call: what is left waits in a queue
+        for the next call (`caught_up` says when there is none), so that a frame's work stays
+        bounded however much text arrived since the last one."""
         pieces = self._cutter.feed(text)
         openers = self._cutter.openers
+        carries = self._cutter.carries
         if final:
             pieces[-1] += self._cutter.flush()
-        asleep = self._born_asleep(pieces)
-        for index, piece in enumerate(pieces):
-            if not self.is_attached:  # the app is exiting: keep the text, mount nothing more
-                self._keep("".join(pieces[index:]))
-                break
-            if index or not self.segments:
-                if not piece and index:
-                    continue
-                fence = openers[index] if index else ""
-                if fence:  # a code block cut in two: the segment before it loses its padding
-                    self._carry_on(len(self.segments) - 1)
-                self.fences.append(fence)
-                self.ends_in_fence.append(False)
-                if index < asleep:
-                    self.sources.append(piece)
-                    self.ends_in_fence[-1] = bool(openers[index + 1]) and bool(pieces[index + 1])
-                    placeholder = SegmentPlaceholder(
-                        self._estimated_height(len(self.segments)), self.content_size.width
-                    )
-                    self.born_asleep += 1
-                    self.segments.append(placeholder)
-                    await self.mount(placeholder)
-                    continue
-                segment = StreamedMarkdown(
-                    continued=bool(self.segments), fence=fence, look=self.markdown_look
-                )
-                self._seal_last()
-                self.segments.append(segment)
-                self.sources.append("")
-                await self.mount(segment)
-            if piece:
-                live = self.segments[-1]
-                assert isinstance(live, StreamedMarkdown)  # the last one never sleeps while live
-                self.sources[-1] += piece
-                live.streaming = True
-                live.append(piece)
-        if final:
+            self._final = True
+        new = [_Piece(*cut) for cut in zip(pieces, openers, carries, strict=True)]
+        if self._queue:  # the first piece goes on from the last one still queued
+            self._queue[-1].text += new[0].text
+        elif not self.segments:
+            self._queue.append(new[0])
+        elif new[0].text:
+            self._grow(new[0].text)
+        self._queue.extend(piece for piece in new[1:] if piece.text)
+        await self._take_queued()
+        if self._final and not self._queue:
             self._seal_last()
         # Sealed only now: a virtualize pass running while the appends above were awaited must
         # not put the last segment to sleep under an append still in flight.
-        self.sealed = self.sealed or final
+        self.sealed = self.sealed or (self._final and not self._queue)
+
+    @property
+    def caught_up(self) -> bool:
+        """No text waits to be given segments."""
+        return not self._queue
+
+    async def _take_queued(self) -> None:
+        """Mount segments for the queued pieces, up to FRAME_CHARS of their text."""
+        asleep = self._born_asleep([piece.text for piece in self._queue])
+        taken = 0
+        while self._queue and taken < FRAME_CHARS:
+            if not self.is_attached:  # the app is exiting: keep the text, mount nothing more
+                self._keep("".join(piece.text for piece in self._queue))
+                self._queue.clear()
+                return
+            piece = self._queue.popleft()
+            taken += len(piece.text)
+            if piece.fence:  # a code block cut in two: the segment before it loses its padding
+                self._carry_on(len(self.segments) - 1)
+            if piece.carry is not None:  # a table or list cut in two: both share its layout
+                self._tail(len(self.segments) - 1, piece.carry.construct)
+            self._seal_last()
+            number = len(self.segments)
+            self.fences.append(piece.fence)
+            self.ends_in_fence.append(False)
+            self.carries.append(piece.carry)
+            self.tails.append(None)
+            if piece.carry is not None:
+                self._shared.join(piece.carry.construct, number)
+            asleep -= 1
+            if asleep >= 0:
+                self.sources.append(piece.text)
+                self.ends_in_fence[-1] = bool(self._queue and self._queue[0].fence)
+                self._measure(number)
+                placeholder = SegmentPlaceholder(
+                    self._estimated_height(number), self.content_size.width
+                )
+                self.born_asleep += 1
+                self.segments.append(placeholder)
+                await self.mount(placeholder)
+                continue
+            segment = StreamedMarkdown(
+                continued=bool(self.segments),
+                fence=piece.fence,
+                look=self.markdown_look,
+                carry=piece.carry,
+                joins=self._joins_of(number),
+            )
+            self.segments.append(segment)
+            self.sources.append("")
+            await self.mount(segment)
+            if piece.text:
+                self._grow(piece.text)
+
+    def _grow(self, text: str) -> None:
+        """Append to the live (last) segment."""
+        live = self.segments[-1]
+        assert isinstance(live, StreamedMarkdown)  # the last one never sleeps while live
+        self.sources[-1] += text
+        self._measure(len(self.segments) - 1)
+        live.streaming = True
+        live.append(text)
+
+    def _width(self) -> int:
+        """The painter's width: the answer's less the segments' padding."""
+        return max(1, self.content_size.width - 2 * SEGMENT_PADDING)
+
+    def _tail(self, index: int, construct: Construct) -> None:
+        """Segment `index` ends in a table or list that the next one continues."""
+        if index < 0:
+            return
+        self.tails[index] = construct
+        self._shared.join(construct, index)
+        self._measure(index)
+
+    def _measure(self, index: int) -> None:
+        """A segment of a cut table or list changed: take its columns' measures again."""
+        carry, tail = self.carries[index], self.tails[index]
+        head = None if carry is None else carry.construct
+        if head is not None:
+            self._shared.touch(head)
+            if head.kind == "table":
+                source = carried(self.sources[index], "", carry)
+                self._shared.measure(head, index, table_measures(source, last=False))
+        if tail is not None and tail is not head and tail.kind == "table":
+            source = carried(self.sources[index], "", carry)
+            self._shared.measure(tail, index, table_measures(source, last=True))
+        self._relayout()  # before the next piece is estimated with what changed
+
+    def _joins_of(self, index: int) -> Callable[[int], Joins]:
+        return lambda width: self.joins(index, width)
+
+    def joins(self, index: int, width: int) -> Joins:
+        """How segment `index` draws the table or list it shares with its neighbours."""
+        return self._shared.joins(self.carries[index], self.tails[index], width)
+
+    def _relayout(self) -> None:
+        """A cut table whose widths changed (a wider row arrived) or a cut ordered list whose
+        numbers became wider: its other segments are drawn again, or their heights estimated
+        again if they sleep. That happens a few times per table or list (its widths follow
+        its longest cells, bounded by the screen), however long it is."""
+        for construct in self._shared.changed(self._width()):
+            for index in self._shared.members(construct):
+                widget = self.segments[index] if index < len(self.segments) else None
+                if isinstance(widget, StreamedMarkdown):
+                    widget.refresh(layout=True)
+                elif widget is not None:
+                    widget.styles.height = self._estimated_height(index)
 
     def _seal_last(self) -> None:
         """The last segment gets no more text: drawn as sent from now on."""
@@ -136,13 +245,14 @@ class AnswerView(Vertical):
             widget.styles.height = self._estimated_height(index)
 
     def _born_asleep(self, pieces: list[str]) -> int:
-        """How many of `pieces` (counting from the first) may start asleep: new segments that
-        arrive complete in one go (a fast stream, a reopened answer) with more than two
-        screens of text after them. They would be rendered only to be put to sleep at once, so
-        they get their height from an estimate instead (exact for what Rich renders,
-        app/display/markdown_height.py) and are rendered if the reader scrolls to them."""
+        """How many of the queued `pieces` (counting from the first) may start asleep: new
+        segments that arrive complete in one go (a fast stream, a reopened answer) with more
+        than two screens of text after them. They would be rendered only to be put to sleep at
+        once, so they get their height from an estimate instead (exact for what Rich renders,
+        app/display/markdown_height.py) and are rendered if the reader scrolls to them. (The
+        text after them is estimated roughly: a piece of a table without its header.)"""
         width = self.content_size.width - 2 * SEGMENT_PADDING
-        if not self.lazy or len(pieces) < 3 or width <= 0:
+        if not self.lazy or len(pieces) < 2 or width <= 0:
             return 0
         budget = 2 * self.screen.size.height
         below = 0
@@ -154,12 +264,15 @@ class AnswerView(Vertical):
 
     def _estimated_height(self, index: int) -> int:
         """Segment `index`'s height as rendered at the current width, without rendering it."""
+        width = self._width()
         return segment_rows(
             self.sources[index],
-            max(1, self.content_size.width - 2 * SEGMENT_PADDING),
+            width,
             continued=index > 0,
             fence=self.fences[index],
             ends_in_fence=self.ends_in_fence[index],
+            carry=self.carries[index],
+            joins=self.joins(index, width),
         )
 
     @property
@@ -200,6 +313,8 @@ class AnswerView(Vertical):
             continued=index > 0,
             fence=self.fences[index],
             look=self.markdown_look,
+            carry=self.carries[index],
+            joins=self._joins_of(index),
         )
         markdown.ends_in_fence = self.ends_in_fence[index]
         await self._swap(index, widget, markdown)

@@ -112,12 +112,15 @@ class AssistantTurn(Vertical):
             (t for t in (watch.ended_at, watch.last_token_at) if t is not None), watch.started
         )
         await self._draw(now)
+        while not self.answer.caught_up:  # a long answer is given segments a piece at a time
+            await self._draw(now)
 
     async def _draw(self, now: float) -> bool:
         turn = self.turn
         final = turn.done  # read once: the worker may settle the turn while we draw
         await self._flush_reasoning(now, final)
         await self._flush_answer(now, final)
+        final = final and self.answer.caught_up  # else more of the answer on the next tick
         await self._flush_calls()
         if len(turn.sources) != self._sources_seen:
             self._sources_seen = len(turn.sources)
@@ -152,7 +155,7 @@ class AssistantTurn(Vertical):
             self._text_seen = len(parts)
             self._pacer.tracker.feed(text)
             self._pending.append(text)
-        if final or (self._pending and self._pacer.due(now)):
+        if final or (self._pending and self._pacer.due(now)) or not self.answer.caught_up:
             text = "".join(self._pending)
             self._pending.clear()
             self._pacer.flushed(now)

@@ -20,9 +20,10 @@ from textual.geometry import Size
 from textual.strip import Strip
 from textual.widget import Widget
 
-from app.display.markdown_height import estimate_rows
+from app.display.markdown_height import NO_JOINS, Joins, estimate_rows
 from app.display.markdown_render import MarkdownLook, MarkdownPainter
 from app.display.open_marks import close_open_marks
+from app.display.segments import Carry
 
 
 def theme_colors(app: App[object]) -> dict[str, str]:
@@ -60,6 +61,16 @@ def painter_for(look: MarkdownLook) -> MarkdownPainter:
 SEGMENT_PADDING = 1  # columns left and right of the text
 
 
+def carried(source: str, fence: str, carry: Carry | None) -> str:
+    """What a segment renders: its source, with the code block's opening line or the table's
+    header put back in front when it continues one."""
+    if fence:
+        return f"{fence}\n{source}"
+    if carry is not None and carry.construct.head:
+        return f"{carry.construct.head}\n{source}"
+    return source
+
+
 def segment_lines(
     painter: MarkdownPainter,
     source: str,
@@ -68,39 +79,49 @@ def segment_lines(
     continued: bool,
     fence: str,
     ends_in_fence: bool,
+    carry: Carry | None = None,
+    joins: Joins = NO_JOINS,
     streaming: bool = False,
 ) -> list[list[Segment]]:
     """A segment's lines: a blank line first when it continues the answer (the gap between
     two blocks), the code block it continues without its top padding line, and its own last
-    code block without the bottom one when the next segment carries it on. `streaming`: the
+    code block without the bottom one when the next segment carries it on. A table or list
+    it continues (`carry`) goes on without a gap, drawn as `joins` says. `streaming`: the
     live end of an answer, drawn with the marks it leaves open closed
     (app/display/open_marks.py)."""
-    text = f"{fence}\n{source}" if fence else source
-    lines = painter.lines(close_open_marks(text) if streaming else text, width)
+    text = carried(source, fence, carry)
+    lines = painter.lines(close_open_marks(text) if streaming else text, width, joins)
     if fence and lines:
         del lines[0]
     if ends_in_fence and lines:
         del lines[-1]
-    if continued and not fence and lines:
+    if continued and not fence and carry is None and lines:
         lines.insert(0, [])
     return lines
 
 
 def segment_rows(
-    source: str, width: int, *, continued: bool, fence: str, ends_in_fence: bool
+    source: str,
+    width: int,
+    *,
+    continued: bool,
+    fence: str,
+    ends_in_fence: bool,
+    carry: Carry | None = None,
+    joins: Joins = NO_JOINS,
 ) -> int:
     """`len(segment_lines(...))` estimated without rendering (app/display/markdown_height.py)."""
-    rows = estimate_rows(f"{fence}\n{source}" if fence else source, width)
+    rows = estimate_rows(carried(source, fence, carry), width, joins)
     if fence and rows:
         rows -= 1
     if ends_in_fence and rows:
         rows -= 1
-    if continued and not fence and rows:
+    if continued and not fence and carry is None and rows:
         rows += 1
     return rows
 
 
-def render_segment(widget: StreamedMarkdown, width: int) -> list[list[Segment]]:
+def render_segment(widget: StreamedMarkdown, width: int, joins: Joins) -> list[list[Segment]]:
     return segment_lines(
         painter_for(widget.look()),
         widget.source,
@@ -108,6 +129,8 @@ def render_segment(widget: StreamedMarkdown, width: int) -> list[list[Segment]]:
         continued=widget.continued,
         fence=widget.fence,
         ends_in_fence=widget.ends_in_fence,
+        carry=widget.carry,
+        joins=joins,
         streaming=widget.streaming,
     )
 
@@ -127,6 +150,8 @@ class StreamedMarkdown(Widget):
         continued: bool = False,
         fence: str = "",
         look: Callable[[], MarkdownLook] | None = None,
+        carry: Carry | None = None,
+        joins: Callable[[int], Joins] | None = None,
         classes: str | None = None,
     ) -> None:
         """`continued`: a segment after the first, which starts with the blank line that
@@ -135,11 +160,15 @@ class StreamedMarkdown(Widget):
         theme's look from (an answer shares one among its segments; working it out from the
         theme costs more than rendering a short segment). `fence`: the opening line of the code
         block this segment continues (app/display/segments.py), put back in front of the source
-        to render it."""
+        to render it. `carry`: the table or list it continues, `joins`: how to draw what it
+        shares with its neighbours at a width (both from the answer it is part of)."""
         super().__init__(classes=classes)
         self.source = source
         self.continued = continued
         self.fence = fence
+        self.carry = carry
+        self._joins = joins
+        self._lines_joins = NO_JOINS
         self._ends_in_fence = False
         self._streaming = False
         self._look_source = look
@@ -187,11 +216,16 @@ class StreamedMarkdown(Widget):
             self._look = look_of(self.app)
         return self._look
 
+    def joins_at(self, width: int) -> Joins:
+        return NO_JOINS if self._joins is None else self._joins(width)
+
     def lines_at(self, width: int) -> list[Strip]:
-        if width != self._lines_width:
-            self._lines = [Strip(line) for line in render_segment(self, width)]
+        joins = self.joins_at(width)
+        if width != self._lines_width or joins != self._lines_joins:
+            self._lines = [Strip(line) for line in render_segment(self, width, joins)]
             self._painted.clear()
             self._lines_width = width
+            self._lines_joins = joins
         return self._lines
 
     def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
@@ -225,6 +259,7 @@ class StreamedMarkdown(Widget):
 __all__ = [
     "SEGMENT_PADDING",
     "StreamedMarkdown",
+    "carried",
     "look_of",
     "painter_for",
     "segment_lines",
