@@ -10,6 +10,7 @@ depends on the screen, not on the length of the conversation.
 
 from __future__ import annotations
 
+import asyncio
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -31,7 +32,7 @@ from app.ui.widgets.markdown_view import (
     segment_rows,
 )
 
-FRAME_CHARS = 32_768  # most text new segments take on per append (about 0.1 s of work)
+FRAME_CHARS = 49_152  # most text new segments take on at a time (about 0.1 s of work)
 
 
 @dataclass(slots=True)
@@ -76,6 +77,8 @@ class AnswerView(Vertical):
         self.tails: list[Construct | None] = []  # ... and the one cut at its end
         self._shared = SharedLayout()
         self._queue: deque[_Piece] = deque()  # cut, not yet given segments (see `append`)
+        self._taking = asyncio.Lock()  # one taker at a time: pieces keep their order
+        self._draining = False
         self._final = False
         self.segments: list[StreamedMarkdown | SegmentPlaceholder] = []
         self.sealed = False  # the stream is over: the last segment may sleep too
@@ -90,29 +93,32 @@ class AnswerView(Vertical):
 
     async def append(self, text: str, *, final: bool = False) -> None:
         """Append streamed text; `final` also releases what the cutter held back. New
-        segments take on at most FRAME_CHARS of text per call: what is left waits in a queue
-        for the next call (`caught_up` says when there is none), so that a frame's work stays
-        bounded however much text arrived since the last one."""
-        pieces = self._cutter.feed(text)
-        openers = self._cutter.openers
-        carries = self._cutter.carries
-        if final:
-            pieces[-1] += self._cutter.flush()
-            self._final = True
-        new = [_Piece(*cut) for cut in zip(pieces, openers, carries, strict=True)]
-        if self._queue:  # the first piece goes on from the last one still queued
-            self._queue[-1].text += new[0].text
-        elif not self.segments:
-            self._queue.append(new[0])
-        elif new[0].text:
-            self._grow(new[0].text)
-        self._queue.extend(piece for piece in new[1:] if piece.text)
-        await self._take_queued()
-        if self._final and not self._queue:
-            self._seal_last()
-        # Sealed only now: a virtualize pass running while the appends above were awaited must
-        # not put the last segment to sleep under an append still in flight.
-        self.sealed = self.sealed or (self._final and not self._queue)
+        segments take on at most FRAME_CHARS of text per call: what is left waits in a queue,
+        taken a piece at a time after each refresh (and by the next calls; `caught_up` says
+        when none is left), so that a frame's work stays bounded however much text arrived
+        since the last one."""
+        async with self._taking:
+            pieces = self._cutter.feed(text)
+            openers = self._cutter.openers
+            carries = self._cutter.carries
+            if final:
+                pieces[-1] += self._cutter.flush()
+                self._final = True
+            new = [_Piece(*cut) for cut in zip(pieces, openers, carries, strict=True)]
+            if self._queue:  # the first piece goes on from the last one still queued
+                self._queue[-1].text += new[0].text
+            elif not self.segments:
+                self._queue.append(new[0])
+            elif new[0].text:
+                self._grow(new[0].text)
+            self._queue.extend(piece for piece in new[1:] if piece.text)
+            await self._take_queued()
+
+    async def _drain(self) -> None:
+        """Take the next piece of the queue, once the last one is on screen."""
+        self._draining = False
+        async with self._taking:
+            await self._take_queued()
 
     @property
     def caught_up(self) -> bool:
@@ -121,6 +127,17 @@ class AnswerView(Vertical):
 
     async def _take_queued(self) -> None:
         """Mount segments for the queued pieces, up to FRAME_CHARS of their text."""
+        await self._take_some()
+        if self._queue and not self._draining and self.is_attached:
+            self._draining = True
+            self.call_after_refresh(self._drain)
+        if self._final and not self._queue:
+            self._seal_last()
+        # Sealed only now: a virtualize pass running while the appends above were awaited must
+        # not put the last segment to sleep under an append still in flight.
+        self.sealed = self.sealed or (self._final and not self._queue)
+
+    async def _take_some(self) -> None:
         asleep = self._born_asleep([piece.text for piece in self._queue])
         taken = 0
         while self._queue and taken < FRAME_CHARS:
