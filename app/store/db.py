@@ -54,8 +54,12 @@ def history_path(environ: Mapping[str, str] | None = None) -> Path:
 
 
 class Store:
-    """One connection to the history file. A write may wait up to BUSY_TIMEOUT_MS for another
-    instance's lock, so the app makes its writes from a thread of their own (writer.py)."""
+    """The history file, through two connections: one for writes, one for reads.
+
+    A write may wait up to BUSY_TIMEOUT_MS for another instance's lock, so the app makes its
+    writes from a thread of their own (writer.py); reads have their own connection, which WAL
+    never makes wait for a writer, so a read is never stuck behind a write that waits.
+    """
 
     def __init__(
         self,
@@ -66,7 +70,9 @@ class Store:
         clock: Callable[[], float] = time.time,
     ) -> None:
         self._conn = conn
-        self._lock = threading.RLock()  # the connection may be shared with a worker thread
+        self._lock = threading.RLock()  # each connection is used by one thread at a time
+        self._reader = conn  # `open` gives reads a connection of their own
+        self._read_lock = self._lock
         self.path = path
         self.fts5 = fts5
         self.owner = str(Owner.current())
@@ -95,6 +101,7 @@ class Store:
             fts5 = fts5_available(conn)
             ensure_index(conn, fts5=fts5)
             store = cls(conn, path, fts5=fts5, clock=clock)
+            store._reader, store._read_lock = _open_reader(path), threading.RLock()
             if damage is not None:
                 count = conn.execute("SELECT count(*) FROM conversations").fetchone()[0]
                 store.warnings.append(damage.warning(path, count))
@@ -111,6 +118,9 @@ class Store:
         return store
 
     def close(self) -> None:
+        with self._read_lock:
+            if self._reader is not self._conn:
+                self._reader.close()
         with self._lock:
             self._conn.close()
 
@@ -303,8 +313,8 @@ class Store:
 
     @contextmanager
     def _read(self) -> Iterator[sqlite3.Connection]:
-        with self._lock, self._errors():
-            yield self._conn
+        with self._read_lock, self._errors():
+            yield self._reader
 
     @contextmanager
     def _errors(self) -> Iterator[None]:
@@ -339,6 +349,13 @@ class Store:
                 [(INTERRUPTED_BY_EXIT, turn_id) for turn_id in orphans],
             )
         self.recovered = orphans
+
+
+def _open_reader(path: Path) -> sqlite3.Connection:
+    reader = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+    reader.row_factory = sqlite3.Row
+    reader.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS:d}")
+    return reader
 
 
 def _switch_to_wal(conn: sqlite3.Connection, timeout: float) -> None:

@@ -53,6 +53,9 @@ from app.ui.session_records import (
 
 Severity = Literal["information", "warning", "error"]
 EXPORTS_FOLDER = "exports"
+# How long a read (the history list, reopening, an export) waits for the writes asked before
+# it: they normally take milliseconds; one held up by another instance's lock is not waited for.
+READ_WAIT = 0.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,15 +172,15 @@ class History:
 
         return writer.submit(run)
 
-    def wait(self) -> None:
-        """Block until the writes asked so far are done (reads, exports, tests)."""
-        if self._writer is not None:
-            self._writer.wait()
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until the writes asked so far are done (reads, exports, tests); False if
+        `timeout` seconds passed first."""
+        return self._writer is None or self._writer.wait(timeout)
 
     # -- reading and managing (the history screen) -----------------------------------------
 
     def conversations(self, query: str = "", limit: int = 200) -> list[ConversationSummary]:
-        self.wait()
+        self.wait(READ_WAIT)
         store = self.store
         if store is None:
             return []
@@ -189,7 +192,7 @@ class History:
 
     def load(self, conv_id: int) -> StoredConversation | None:
         """The conversation, or None if it is gone (deleted elsewhere) or history is off."""
-        self.wait()
+        self.wait(READ_WAIT)
         store = self.store
         if store is None:
             return None
@@ -202,7 +205,7 @@ class History:
             return None
 
     def last_conversation_id(self) -> int | None:
-        self.wait()
+        self.wait(READ_WAIT)
         store = self.store
         if store is None:
             return None
@@ -219,26 +222,30 @@ class History:
         return self._change(lambda store: store.delete(conv_id))
 
     def _change(self, change: Callable[[Store], None]) -> bool:
-        """Rename and delete from the history screen, which shows the outcome at once."""
-        self.wait()
-        store = self.store
-        if store is None:
+        """Rename and delete from the history screen: written like every write, waited for a
+        moment so the screen shows the outcome; False when the conversation is gone."""
+        if self.store is None:
             return False
-        try:
-            change(store)
-        except ConversationNotFound:
-            return False
-        except StoreError as exc:
-            self.fail(exc)
-            return False
-        return True
+        outcome: list[bool] = []
+
+        def write(store: Store) -> None:
+            try:
+                change(store)
+            except ConversationNotFound:
+                outcome.append(False)
+                return
+            outcome.append(True)
+
+        self.submit(write)
+        self.wait(READ_WAIT)
+        return outcome[0] if outcome else self.store is not None  # still queued: it will be
 
     def export(self, conv_id: int, fmt: ExportFormat, folder: Path | None = None) -> Path:
         """Write the conversation to a new file (owner-only, like the history) and return it.
 
         Raises ConversationNotFound, StoreError or OSError for the caller to report.
         """
-        self.wait()
+        self.wait(READ_WAIT)
         store = self.store
         if store is None:
             raise StoreError(self.problem or "History is off in this session.")

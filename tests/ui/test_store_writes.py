@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from app.demo.loopback import Reply, SeenRequest
+from app.ui.screens.history import HistoryScreen
 from app.ui.widgets.prompt import PromptInput
 from app.wire.engine import Api
 from app.wire.turn import TurnStatus
@@ -113,6 +114,17 @@ async def test_a_write_lock_held_elsewhere_never_stops_drawing_or_typing(tmp_pat
                 assert [status for status, _ in answer_rows(db)] == ["streaming"]
                 assert app.history.enabled
                 assert "History is off" not in screen_text(app)
+                # Reading is not held up either: the history screen opens and lists it.
+                await pilot.press("ctrl+o")
+                await wait_until(pilot, lambda: isinstance(app.screen, HistoryScreen))
+                await wait_until(
+                    pilot,
+                    lambda: "tell me while the file is locked" in screen_text(app),
+                    what="the conversation listed while the lock is held",
+                )
+                await pilot.press("escape")
+                await wait_until(pilot, lambda: not isinstance(app.screen, HistoryScreen))
+                assert [status for status, _ in answer_rows(db)] == ["streaming"]  # still held
                 holder.release()
             finally:
                 holder.kill()
