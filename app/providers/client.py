@@ -72,6 +72,7 @@ from app.wire.events import (
 from app.wire.turn import Turn
 
 MAX_DOCUMENT = 32 * 1024 * 1024  # a whole non-streamed answer
+MAX_MODEL_LIST = 8 * 1024 * 1024  # `GET /models`: thousands of ids fit in far less
 _Channel = tuple[type, int]  # a delta's type and, for tool arguments, the call's index
 _TOKEN_EVENTS = (TextDelta, ReasoningDelta, ToolCallStart, ToolCallArgsDelta)
 _LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
@@ -227,22 +228,35 @@ class ProviderClient:
         params: dict[str, str] = {}
         for _page in range(20):
             try:
-                response = await self._http.get(url, headers=headers, params=params)
+                response, body, unreadable = await _get_capped(self._http, url, headers, params)
             except httpx.HTTPError as exc:
                 error = transport_error(exc, url, timeout=self.connect_timeout)
                 raise ProviderError(error.code, scrub_cut(error.message, secrets)) from None
             if not response.is_success:
                 error = http_error(
                     response.status_code,
-                    response.content[:MAX_ERROR_BODY],
+                    body,
                     content_type=response.headers.get("content-type", ""),
                     secrets=secrets,
                 )
+                message = error.message
+                if unreadable is not None:
+                    message += (
+                        f" (the body is compressed as {unreadable}, which Triptych cannot read)"
+                    )
                 code = error.code and scrub(error.code, secrets)
-                raise ProviderError(code, scrub_cut(error.message, secrets))
+                raise ProviderError(code, scrub_cut(message, secrets))
+            if unreadable is not None:
+                raise ProviderError(
+                    "unreadable_encoding",
+                    f"the provider sent the model list compressed as {unreadable}, which Triptych"
+                    " cannot read (it reads gzip and deflate)",
+                )
+            if len(body) > MAX_MODEL_LIST:
+                raise ProviderError("answer_too_large", "the model list was too large to read")
             try:
-                document = response.json()
-            except ValueError:
+                document = json.loads(body.decode("utf-8", "replace"))
+            except (ValueError, RecursionError):  # `[[[[…` nests deeper than Python recurses
                 raise ProviderError("unexpected_answer", "the model list is not JSON") from None
             found.extend(scrub(model_id, secrets) for model_id in _model_ids(document))
             last = document.get("last_id") if isinstance(document, dict) else None
@@ -567,6 +581,23 @@ _PROXY_VARIABLES = (
 def _environment_secrets() -> tuple[str, ...]:
     """Credentials in the proxy variables: httpx's messages may quote a proxy URL."""
     return unique(s for name in _PROXY_VARIABLES for s in url_secrets(os.environ.get(name, "")))
+
+
+async def _get_capped(
+    http: httpx.AsyncClient, url: str, headers: dict[str, str], params: dict[str, str]
+) -> tuple[httpx.Response, bytes, str | None]:
+    """GET, reading the body only to its bound: a model list to just past `MAX_MODEL_LIST`, an
+    error to `MAX_ERROR_BODY`, a compression httpx cannot decode not at all (named instead)."""
+    async with http.stream("GET", url, headers=headers, params=params) as response:
+        unreadable = _unreadable_encoding(response.headers.get("content-encoding", ""))
+        body = bytearray()
+        if unreadable is None:
+            limit = MAX_MODEL_LIST if response.is_success else MAX_ERROR_BODY
+            async for piece in response.aiter_bytes():
+                body += piece
+                if len(body) > limit:
+                    break
+        return response, bytes(body), unreadable
 
 
 def _short_header(value: str | None) -> str:

@@ -10,6 +10,7 @@ stdout and stderr always valid UTF-8 (and one JSON object with `--json`).
 
 from __future__ import annotations
 
+import asyncio
 import gzip
 import io
 import json
@@ -22,6 +23,9 @@ from pathlib import Path
 import pytest
 
 from app import cli
+from app.config import ProviderConfig
+from app.providers.client import ProviderClient
+from app.providers.errors import ProviderError
 from app.wire.engine import Api
 from tests.fakes.hostile import HostileServer, random_responses, response, sse_body
 
@@ -337,3 +341,56 @@ def test_a_redirect_names_its_location_only_when_it_is_short(
     assert json.loads(out)["error"]["message"] == (
         f"HTTP 301 Moved Permanently (redirected to {shown}: check the provider's base_url)"
     )
+
+
+# -- GET /models is a body too -----------------------------------------------------------------
+
+
+def list_models(server: HostileServer) -> list[str] | ProviderError:
+    provider = ProviderConfig(name="h", api=Api.CHAT, base_url=server.url, model="m")
+
+    async def go() -> list[str] | ProviderError:
+        async with ProviderClient(provider, None) as client:
+            try:
+                return await client.list_models()
+            except ProviderError as exc:
+                return exc
+
+    return asyncio.run(go())
+
+
+@pytest.mark.parametrize(
+    ("body", "code", "message"),
+    [
+        (b"[" * 200_000, "unexpected_answer", "the model list is not JSON"),
+        (b" " * (9 << 20) + b"{}", "answer_too_large", "the model list was too large to read"),
+    ],
+    ids=["nested", "9MiB"],
+)
+def test_a_hostile_model_list_fails_plainly_and_is_read_only_so_far(
+    body: bytes, code: str, message: str
+) -> None:
+    with HostileServer() as server:
+        server.push(response(200, [("Content-Type", "application/json")], body))
+        result = list_models(server)
+    assert isinstance(result, ProviderError)
+    assert (result.code, result.message) == (code, message)
+
+
+def test_a_model_list_in_br_names_the_compression() -> None:
+    headers = [("Content-Type", "application/json"), ("Content-Encoding", "br")]
+    with HostileServer() as server:
+        server.push(response(200, headers, BROTLI_ISH))
+        result = list_models(server)
+    assert isinstance(result, ProviderError)
+    assert result.code == "unreadable_encoding"
+    assert "compressed as 'br', which Triptych cannot read" in result.message
+
+
+def test_a_model_list_error_body_is_read_only_to_its_bound() -> None:
+    body = json.dumps({"error": {"message": "nope"}}).encode() + b" " * (8 << 20)
+    with HostileServer() as server:
+        server.push(response(403, [("Content-Type", "application/json")], body))
+        result = list_models(server)
+    assert isinstance(result, ProviderError)
+    assert result.message.startswith("HTTP 403")
