@@ -19,7 +19,10 @@ lines (a 20,000-row table used to be one segment, rendered whole on every frame)
 a row, each later piece rendered with the table's header and delimiter lines put back and drawn
 without its header at the whole table's column widths; a list before an item of the same list,
 an ordered one numbered on (app/display/joins.py keeps what the pieces share). The pieces line
-up exactly as the whole would (tests/unit/test_markdown_segments.py).
+up exactly as the whole would (tests/unit/test_markdown_segments.py). A paragraph of more
+than PARAGRAPH_SEGMENT_LINES lines (no model writes one; a hostile server may) is cut before a
+line that starts with a letter, the next piece going on without a gap: the only trace is the
+line before the cut ending early, where the whole paragraph would have filled it.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from app.display.fences import FENCE_CUT_LINES, FenceTracker
 MIN_SEGMENT_LINES = 16  # lines in a segment before it may be sealed
 FENCE_SEGMENT_LINES = FENCE_CUT_LINES  # lines in a segment before a code block in it may be cut
 CONSTRUCT_SEGMENT_LINES = 24  # ... before a table or a list in it may be cut
+PARAGRAPH_SEGMENT_LINES = 200  # ... before a paragraph in it is (only hostile text is so long)
 _HEADING = re.compile(r"#{1,6}(\s|$)")
 _LIST_ITEM = re.compile(r"([-*+]|\d{1,9}[.)])(\s|$)")
 _MARKER = re.compile(r"(?:([-*+])|(\d{1,9})([.)]))(?:([ \t]+)(\S)?|$)")
@@ -114,6 +118,7 @@ class SegmentCutter:
     _previous: str = ""  # the last complete line
     _in_quote: bool = False  # since the last blank line
     _after_blank: bool = True  # in a list: the last line was blank
+    _paragraph: bool = False  # the last line was a top-level paragraph's
 
     @classmethod
     def new(cls) -> SegmentCutter:
@@ -190,7 +195,11 @@ class SegmentCutter:
                 return Carry(table)
             return None
         items = self.open_list
-        if items is None or self._fences.open_lines is not None:
+        if self._fences.open_lines is not None:
+            return None
+        if items is None:
+            if self._paragraph and self._lines >= PARAGRAPH_SEGMENT_LINES and probe[:1].isalpha():
+                return Carry(Construct("paragraph"))  # hostile text: a line may end early
             return None
         match = _MARKER.match(probe)
         if not match or (match.group(1) or match.group(3)) != items.marker:
@@ -204,6 +213,7 @@ class SegmentCutter:
     def _track(self, line: str, *, fenced: bool) -> None:
         """Follow the top-level table or list a complete line is in (only these are cut)."""
         previous, self._previous = self._previous, line
+        in_paragraph, self._paragraph = self._paragraph, False
         blank = not line.strip()
         if fenced:  # code: inside a list item's block, or at the margin outside any list
             return
@@ -243,6 +253,13 @@ class SegmentCutter:
             self.open_list = Construct(kind, marker=marker, start=number, items=1)
             self.open_list.indent = match.end(4)
             self._after_blank = False
+            return
+        self._paragraph = (
+            not self._in_quote
+            and (line[0].isalpha() or in_paragraph)
+            and not _BLOCK_START.match(line)
+            and not _RULE.match(line)
+        )
 
     def _list_goes_on(self, line: str) -> bool:
         """Whether a non-blank line is still part of the list (its next item, an item's
@@ -266,6 +283,7 @@ __all__ = [
     "CONSTRUCT_SEGMENT_LINES",
     "FENCE_SEGMENT_LINES",
     "MIN_SEGMENT_LINES",
+    "PARAGRAPH_SEGMENT_LINES",
     "Carry",
     "Construct",
     "SegmentCutter",

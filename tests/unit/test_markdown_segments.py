@@ -9,7 +9,13 @@ import pytest
 from app.display.joins import SharedLayout
 from app.display.markdown_height import estimate_rows, table_measures
 from app.display.markdown_render import MarkdownLook, MarkdownPainter, plain
-from app.display.segments import CONSTRUCT_SEGMENT_LINES, Carry, Construct, SegmentCutter
+from app.display.segments import (
+    CONSTRUCT_SEGMENT_LINES,
+    PARAGRAPH_SEGMENT_LINES,
+    Carry,
+    Construct,
+    SegmentCutter,
+)
 from app.ui.widgets.markdown_view import carried, segment_lines, segment_rows
 
 MIB = 1024 * 1024
@@ -103,3 +109,24 @@ def test_pieces_drawn_with_what_they_share_are_the_whole(text: str, width: int) 
         lines += piece
     assert plain(lines) == plain(painter.lines(text, width))
     assert len(painter.lines(text, width)) == estimate_rows(text, width)
+
+
+def test_a_paragraph_only_hostile_text_makes_so_long_is_cut_and_shows_every_word() -> None:
+    """A paragraph of thousands of lines (one construct: it used to be rendered whole on
+    every frame) is cut; its pieces go on without a gap, each word shown once, in order. A
+    paragraph a model may write (150 lines) is left whole."""
+    painter = MarkdownPainter(MarkdownLook.from_colors({}, dark=True))
+    lines = [f"word{n % 97} and some more text on line {n}" for n in range(5_000)]
+    text = "Intro.\n\n" + "\n".join(lines) + "\n\nThe end.\n"
+    segments, carries = cut(text)
+    assert max(segment.count("\n") for segment in segments) <= PARAGRAPH_SEGMENT_LINES + 2
+    assert sum(carry is not None for carry in carries) >= 5_000 // PARAGRAPH_SEGMENT_LINES - 1
+    shown = []
+    for index, (source, carry) in enumerate(zip(segments, carries, strict=True)):
+        options = {"continued": index > 0, "fence": "", "ends_in_fence": False, "carry": carry}
+        piece = segment_lines(painter, source, 78, **options)  # type: ignore[arg-type]
+        assert len(piece) == segment_rows(source, 78, **options)  # type: ignore[arg-type]
+        shown += piece
+    assert plain(shown).split() == plain(painter.lines(text, 78)).split()
+    _, carries = cut("Intro.\n\n" + "\n".join(lines[:150]) + "\n\nThe end.\n")
+    assert not any(carries)
