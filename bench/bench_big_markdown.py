@@ -1,5 +1,6 @@
 """Huge single constructs: a 20,000-row table, a 1 MiB list, 3 MiB of paragraphs, streamed at
-full speed through the real app in tmux (bench_render.py's server and terminal harness).
+full speed through the real app in tmux (bench_render.py's server and terminal harness);
+`--kinds one-paragraph,one-line` adds a single paragraph of many lines, or one long line.
 
     python bench/bench_big_markdown.py                       # all three
     python bench/bench_big_markdown.py --kinds table --table-rows 5000
@@ -64,6 +65,13 @@ def paragraphs_text(size: int) -> str:
         total += len(part)
         n += 1
     return "".join(parts)
+
+
+def one_paragraph_text(size: int, line_end: str) -> str:
+    """One paragraph: lines joined by `line_end` ("\n": soft breaks, " ": one long line)."""
+    words = " ".join(f"word{i % 97}" for i in range(12))
+    count = size // (len(words) + 1) + 1
+    return "Here it is:\n\n" + line_end.join(f"{words} {n}" for n in range(count)) + "\n"
 
 
 def chunks(text: str, size: int) -> tuple[str, ...]:
@@ -137,6 +145,7 @@ def main() -> None:
     parser.add_argument("--table-rows", type=int, default=20_000)
     parser.add_argument("--list-bytes", type=int, default=MIB)
     parser.add_argument("--paragraph-bytes", type=int, default=3 * MIB)
+    parser.add_argument("--one-bytes", type=int, default=MIB // 4, help="one-paragraph, one-line")
     parser.add_argument("--chunk", type=int, default=64, help="characters per event")
     parser.add_argument("--wrap", default="", help="command prefix for the app (a profiler)")
     args = parser.parse_args()
@@ -146,6 +155,14 @@ def main() -> None:
         "paragraphs": lambda: (
             f"paragraphs, {args.paragraph_bytes / MIB:g} MiB",
             paragraphs_text(args.paragraph_bytes),
+        ),
+        "one-paragraph": lambda: (
+            f"1 paragraph, {args.one_bytes / MIB:g} MiB",
+            one_paragraph_text(args.one_bytes, "\n"),
+        ),
+        "one-line": lambda: (
+            f"1 line, {args.one_bytes / MIB:g} MiB",
+            one_paragraph_text(args.one_bytes, " "),
         ),
     }
     results: list[Measured] = []
