@@ -9,8 +9,8 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-from app.config import ConfigError, ProviderConfig
-from app.redaction import shown_env_name
+from app.config import Config, ConfigError, ProviderConfig
+from app.redaction import provider_secrets, shown_env_name, unique
 
 
 class MissingApiKey(ConfigError):
@@ -48,3 +48,13 @@ def require_api_key(
     if key is None and provider.api_key_env:
         raise MissingApiKey(missing_key_message(provider))
     return key
+
+
+def config_secrets(config: Config, environ: Mapping[str, str] | None = None) -> tuple[str, ...]:
+    """Every secret of every provider the config knows, keys from the environment included:
+    what a crash report, which may quote anything, is scrubbed of."""
+    return unique(
+        secret
+        for provider in config.providers.values()
+        for secret in provider_secrets(provider, resolve_api_key(provider, environ))
+    )

@@ -15,6 +15,7 @@ a traceback). The UI is imported lazily, so headless commands start fast and nev
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 from collections.abc import Callable, Mapping
@@ -135,6 +136,27 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # `triptych ask ... | head`: the reader left; that is fine
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the flush at exit
         return 0
+    except Exception:  # a bug: its report may quote anything, so it is scrubbed first
+        sys.stderr.write(crash_report(args, os.environ))
+        return 1
+
+
+def crash_report(args: argparse.Namespace, environ: Mapping[str, str]) -> str:
+    """The exception being handled and its frames (no locals), with every secret the config
+    and the flags name replaced; what to report, never a key."""
+    import traceback
+
+    from app.api_keys import config_secrets
+    from app.redaction import scrub
+
+    secrets: list[str] = []
+    with contextlib.suppress(Exception):  # a config that cannot be read names no secrets
+        secrets += config_secrets(load_config(args.config, environ), environ)
+    named = getattr(args, "api_key_env", None)
+    if named and environ.get(named):
+        secrets.append(environ[named].strip())
+    body = scrub(traceback.format_exc(), secrets)
+    return f"triptych: Triptych crashed; please report this:\n{body}"
 
 
 def _dispatch(

@@ -12,18 +12,9 @@ import traceback
 
 from rich.text import Text
 
-from app.api_keys import resolve_api_key
+from app.api_keys import config_secrets
 from app.config import Config
-from app.redaction import provider_secrets, scrub, unique
-
-
-def config_secrets(config: Config) -> tuple[str, ...]:
-    """Every secret of every provider the config knows, keys from the environment included."""
-    return unique(
-        secret
-        for provider in config.providers.values()
-        for secret in provider_secrets(provider, resolve_api_key(provider))
-    )
+from app.redaction import scrub
 
 
 def crash_report(config: Config) -> Text:
@@ -34,4 +25,4 @@ def crash_report(config: Config) -> Text:
     return Text.assemble(("Triptych crashed; please report this:\n", "bold red"), body)
 
 
-__all__ = ["config_secrets", "crash_report"]
+__all__ = ["crash_report"]
