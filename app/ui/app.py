@@ -25,6 +25,7 @@ from app.paths import config_path, state_path, user_themes_dir
 from app.state import State, load_state, save_state
 from app.store import history_path
 from app.ui import textual_layout
+from app.ui.clipboard import copy_text
 from app.ui.commands import Choice, TriptychCommands
 from app.ui.compare_actions import close_comparisons, startup_screen
 from app.ui.connect import ClientMaker, StartChoice, start_choice
@@ -128,6 +129,10 @@ class TriptychApp(App[int]):
         for command in super().get_system_commands(screen):
             if command.title not in self.HIDDEN_SYSTEM_COMMANDS:
                 yield command
+
+    def copy_to_clipboard(self, text: str) -> None:
+        """Every copy (a selection too) also goes to tmux inside tmux, and says where it went."""
+        copy_text(self, text)
 
     def action_show_keys(self) -> None:
         """The key sheet for the screen on top (F1 again, or Esc, closes it)."""

@@ -8,6 +8,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from app.display.code_blocks import code_blocks
+from app.ui import clipboard
 from app.ui.commands import Choice, show_choices
 from app.ui.compare_actions import pick_comparison
 from app.ui.model_choice import describe, model_names, show_models
@@ -24,7 +25,11 @@ def palette_choices(app: TriptychApp) -> list[Choice]:
         Choice("New chat", app.action_new_chat, "clear the conversation"),
         Choice("Compare with…", lambda: pick_comparison(app), "side by side, same conversation"),
         Choice("Toggle reasoning panes", app.action_toggle_reasoning, "ctrl+r"),
-        Choice("Copy last answer", lambda: copy_answer(app), "raw Markdown, via OSC 52"),
+        Choice(
+            "Copy last answer",
+            lambda: copy_answer(app),
+            "raw Markdown",
+        ),
         Choice("Change theme…", app.search_themes, f"now: {app.theme}"),
     ]
     choices += app.history_actions.palette_choices()
@@ -43,8 +48,7 @@ def last_answer(app: TriptychApp) -> str:
 
 
 def copy_text(app: TriptychApp, text: str) -> None:
-    app.copy_to_clipboard(text)
-    app.notify(f"Copied {len(text)} characters.")
+    clipboard.copy_text(app, text)  # says where it went (OSC 52, tmux)
 
 
 def copy_answer(app: TriptychApp) -> None:

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from app.demo.samples import sample_for
+
 pytestmark = pytest.mark.tmux
 WIDTH = 120  # the terminal's columns
 
@@ -74,7 +76,8 @@ def terminal(tmp_path: Path) -> Iterator[Terminal]:
         "HOME": str(tmp_path),
         "XDG_CONFIG_HOME": str(tmp_path / "xdg"),
     }
-    command = "env -i " + " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
+    # $TMUX, set by tmux in the pane, tells the app (and the tmux it runs) which server it is in.
+    command = 'env -i TMUX="$TMUX" ' + " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
     command += " " + shlex.quote(console_script())
     term = Terminal(f"triptych-test-{uuid.uuid4().hex[:8]}")
     term.tmux("new-session", "-d", "-s", "app", "-x", str(WIDTH), "-y", "40", command)
@@ -137,3 +140,22 @@ def test_page_up_holds_the_place_while_an_answer_streams(terminal: Terminal) -> 
     first = next(row for row in text_rows(screen) if row.strip())
     assert first.strip() == "█ long again"  # the start, as it was
     assert MARKER in screen
+
+
+def test_copy_code_block_puts_the_fence_content_in_tmux(terminal: Terminal) -> None:
+    """Issue 10 items 2 and 3: under tmux's default `set-clipboard external` the app's OSC 52
+    is ignored, so the copy goes to tmux itself, indentation and all, and the notice says so."""
+    terminal.tmux("set-option", "-g", "set-clipboard", "external")
+    answer = "".join(sample_for("hello").answer.text)
+    fence = answer.split("```python\n", 1)[1].split("\n```", 1)[0]
+    assert "\n    numbers = [0, 1]\n" in fence  # indented lines, as the demo writes them
+    terminal.wait_for("Ask anything", "demo · demo")
+    terminal.keys("hello", "Enter")
+    terminal.wait_for("Hello from Triptych", "· complete ·")
+    terminal.keys("C-p")
+    terminal.wait_for("Switch provider")
+    terminal.keys("copy code block 1")
+    terminal.wait_for("Copy code block 1 (python")
+    terminal.keys("Enter")
+    terminal.wait_for("paste buffer")
+    assert terminal.tmux("show-buffer") == fence

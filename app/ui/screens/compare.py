@@ -30,6 +30,7 @@ from textual.widgets import Footer, Header
 
 from app.compare.spec import MAX_PANES, MIN_PANES, pane_labels
 from app.config import ProviderConfig
+from app.ui.clipboard import copy_text
 from app.ui.commands import Choice, show_choices
 from app.ui.model_choice import describe, model_names, show_models
 from app.ui.render_clock import MAX_PERIOD
@@ -423,8 +424,8 @@ class CompareScreen(Screen[None]):
         if not text:
             self.notify("The selected pane has no answer to copy yet.", severity="warning")
             return
-        self.app.copy_to_clipboard(text)
-        self.notify(f"Copied {len(text)} characters from pane {self.selected_pane.number}.")
+        number = self.selected_pane.number
+        copy_text(self.app, text, f"{len(text)} characters from pane {number}")
 
     # -- other actions ---------------------------------------------------------------------
 
