@@ -17,6 +17,7 @@ from rich.style import Style
 from textual.app import App
 from textual.color import Color, ColorParseError
 from textual.geometry import Size
+from textual.selection import Selection
 from textual.strip import Strip
 from textual.widget import Widget
 
@@ -245,8 +246,23 @@ class StreamedMarkdown(Widget):
             style = self._style
             if y >= len(lines):
                 return Strip.blank(width, style)
-            painted = self._painted[y] = lines[y].crop_extend(0, width, style).apply_style(style)
+            painted = lines[y].crop_extend(0, width, style).apply_style(style)
+            self._painted[y] = painted = painted.apply_offsets(0, y)  # for mouse selection
+        selection = self.text_selection
+        span = None if selection is None else selection.get_span(y)
+        if span is not None:  # a mouse selection shows as Textual's own highlight
+            start, end = span[0], width if span[1] == -1 else span[1]
+            chosen = self.screen.get_component_rich_style("screen--selection")
+            shade = Style(bgcolor=chosen.bgcolor)  # over the text's own colours
+            before, inside, *after = painted.divide([start, end, width])
+            inside = Strip(Segment.apply_style(list(inside), post_style=shade), len(inside.text))
+            painted = Strip.join([before, inside, *after])
         return painted
+
+    def get_selection(self, selection: Selection) -> tuple[str, str] | None:
+        """The text under a mouse selection (the default would copy the widget's name)."""
+        lines = self.lines_at(self.content_size.width)
+        return selection.extract("\n".join(line.text.rstrip() for line in lines)), "\n"
 
     def notify_style_update(self) -> None:
         """The theme may have changed: colours come from it."""
