@@ -44,6 +44,7 @@ from app.providers.errors import (
     stream_cut_reason,
     transport_error,
 )
+from app.providers.inflate import body_pieces
 from app.providers.record import RecordedExchange, Recorder
 from app.providers.requests import build_request, endpoint_url, request_headers
 from app.redaction import (
@@ -310,7 +311,7 @@ class ProviderClient:
         unreadable = _unreadable_encoding(response.headers.get("content-encoding", ""))
         try:
             if unreadable is None:  # else its bytes would read as noise
-                async for piece in response.aiter_bytes():
+                async for piece in body_pieces(response):
                     run.record_data(piece)
                     body += piece
                     if len(body) >= MAX_ERROR_BODY:
@@ -351,7 +352,7 @@ class ProviderClient:
             return
         kind: _Body | None = None
         held = bytearray()  # a document, or the bytes read while deciding what the body is
-        async for piece in response.aiter_bytes():
+        async for piece in body_pieces(response):
             run.record_data(piece)
             if kind is None:
                 held += piece
@@ -593,7 +594,7 @@ async def _get_capped(
         body = bytearray()
         if unreadable is None:
             limit = MAX_MODEL_LIST if response.is_success else MAX_ERROR_BODY
-            async for piece in response.aiter_bytes():
+            async for piece in body_pieces(response):
                 body += piece
                 if len(body) > limit:
                     break

@@ -238,7 +238,11 @@ def random_response(rng: random.Random) -> bytes:
         if encoding.startswith("gzip") and rng.random() < 0.8:
             body = gzip.compress(body)
         elif encoding == "deflate" and rng.random() < 0.8:
-            body = zlib.compress(body)
+            if rng.random() < 0.5:
+                body = zlib.compress(body)
+            else:  # deflate without its zlib header, as some servers send it
+                packer = zlib.compressobj(6, zlib.DEFLATED, -zlib.MAX_WBITS)
+                body = packer.compress(body) + packer.flush()
     for _ in range(rng.choice([0, 0, 1, 2, 3])):
         headers.append(_random_header(rng))
     framing = rng.choice(["length", "length", "chunked", "close"])

@@ -394,3 +394,25 @@ def test_a_model_list_error_body_is_read_only_to_its_bound() -> None:
         result = list_models(server)
     assert isinstance(result, ProviderError)
     assert result.message.startswith("HTTP 403")
+
+
+@pytest.mark.parametrize("status", [200, 500])
+def test_a_compressed_body_is_inflated_in_bounded_pieces(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, status: int
+) -> None:
+    """httpx inflates each 64 KiB network read whole (up to ~64 MiB of newlines at once); the
+    client inflates at most 1 MiB at a time, which the recording of every read shows."""
+    headers = [("Content-Type", "text/event-stream"), ("Content-Encoding", "gzip")]
+    record = tmp_path / "bomb.jsonl"
+    with HostileServer() as server:
+        server.push(response(status, headers, gzip_of_newlines(64 << 20)))
+        code, _, err = ask(monkeypatch, server, "--json", "--record", str(record))
+    assert code == 1, err
+    sizes = []
+    for line in record.read_text(encoding="utf-8").splitlines():
+        entry = json.loads(line)
+        if entry["type"] == "data":
+            text = entry.get("text")
+            sizes.append(len(text.encode()) if text is not None else len(entry["base64"]) * 3 // 4)
+    assert sizes
+    assert max(sizes) <= 1 << 20
