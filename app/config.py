@@ -75,10 +75,15 @@ def demo_provider(base_url: str = "") -> ProviderConfig:
     return ProviderConfig(name=DEMO, api=Api.CHAT, base_url=base_url, model=DEMO)
 
 
+DEFAULT_READING_WIDTH = 100  # lines of prose longer than this are hard to read
+MIN_READING_WIDTH = 20
+
+
 @dataclass(frozen=True, slots=True)
 class UiSettings:
     theme: str | None = None
     reasoning_open: bool = False  # keep reasoning panes open instead of collapsed
+    reading_width: int = DEFAULT_READING_WIDTH  # columns a chat's text is laid out in; 0: all
 
 
 @dataclass(frozen=True, slots=True)
@@ -327,6 +332,20 @@ class _Validator:
             return float(value)
         return None
 
+    def reading_width(self, ui_table: Mapping[str, Any]) -> int:
+        keys = ("ui", "reading_width")
+        value = ui_table.get("reading_width", DEFAULT_READING_WIDTH)
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)
+        if isinstance(value, bool) or not isinstance(value, int):
+            shown = value if isinstance(value, float) else _kind(value)
+            self.error(keys, f"must be a whole number of columns, not {shown}")
+        elif value != 0 and value < MIN_READING_WIDTH:
+            self.error(keys, f"must be 0 (no cap) or {MIN_READING_WIDTH} and up, not {value}")
+        else:
+            return value
+        return DEFAULT_READING_WIDTH
+
     def table(self, parent: Mapping[str, Any], keys: Keys) -> dict[str, Any]:
         value = parent.get(keys[-1], {})
         if isinstance(value, dict):
@@ -358,7 +377,11 @@ class _Validator:
                 ("ui", "reasoning_open"), f"must be true or false, not {_kind(reasoning_open)}"
             )
             reasoning_open = False
-        ui = UiSettings(theme=self.text(ui_table, ("ui", "theme")), reasoning_open=reasoning_open)
+        ui = UiSettings(
+            theme=self.text(ui_table, ("ui", "theme")),
+            reasoning_open=reasoning_open,
+            reading_width=self.reading_width(ui_table),
+        )
         idle = self.number(document, ("idle_timeout",), positive=True)
         connect = self.number(document, ("connect_timeout",), positive=True)
         system = document.get("system")

@@ -108,6 +108,7 @@ class TriptychApp(App[int]):
             clock=self.render_clock,
             system=config.system,
             keep_reasoning_open=config.ui.reasoning_open,
+            reading_width=config.ui.reading_width,
             history=PaneHistory(self.history.record(system=config.system)),
             id="pane",
         )

@@ -58,6 +58,7 @@ connect_timeout = 2.5
 [ui]
 theme = "nord"
 reasoning_open = true
+reading_width = 120
 
 [providers.kimi]
 api = "chat"
@@ -82,6 +83,7 @@ stream_options = { include_usage = true }
     assert config.system == "Be brief."
     assert (config.idle_timeout, config.connect_timeout) == (30.0, 2.5)
     assert (config.ui.theme, config.ui.reasoning_open) == ("nord", True)
+    assert config.ui.reading_width == 120
     assert config.warnings == ()
     kimi = config.provider()
     assert kimi.api is Api.CHAT
@@ -105,6 +107,7 @@ def test_defaults_when_optional_keys_are_absent(tmp_path: Path) -> None:
     assert config.default == DEMO
     assert (config.idle_timeout, config.connect_timeout) == (150.0, 10.0)
     assert (config.ui.theme, config.ui.reasoning_open, config.system) == (None, False, None)
+    assert config.ui.reading_width == 100  # the default cap; 0 means none
     kenari = config.providers["kenari"]
     assert (kenari.max_tokens, kenari.models, kenari.params, kenari.price_in) == (
         4096,
@@ -237,6 +240,21 @@ def test_provider_errors_name_file_line_and_key(
         ("providers = 3\n", 1, "providers", "must be a table"),
         ('[ui]\ntheme = "x"\nreasoning_open = "yes"\n', 3, "ui.reasoning_open", "true or false"),
         ("[ui]\ntheme = 5\n", 2, "ui.theme", "not an integer"),
+        (
+            '[ui]\nreading_width = "wide"\n',
+            2,
+            "ui.reading_width",
+            "whole number of columns, not a string",
+        ),
+        (
+            "[ui]\n\nreading_width = 80.5\n",
+            3,
+            "ui.reading_width",
+            "whole number of columns, not 80.5",
+        ),
+        ("[ui]\nreading_width = true\n", 2, "ui.reading_width", "not a boolean"),
+        ("[ui]\nreading_width = -1\n", 2, "ui.reading_width", "0 (no cap) or 20 and up"),
+        ("[ui]\nreading_width = 12\n", 2, "ui.reading_width", "0 (no cap) or 20 and up"),
         ("ui = []\n", 1, "ui", "must be a table, not an array"),
         ("[providers]\nkenari = 3\n", 2, "providers.kenari", "must be a table"),
     ],
@@ -389,7 +407,7 @@ def test_unknown_keys_are_warnings_with_file_line_and_key(tmp_path: Path) -> Non
     assert config.warnings == (
         f"{path}:1: colour: unknown key, ignored (known: connect_timeout, default, "
         "idle_timeout, providers, system, ui)",
-        f"{path}:3: ui.font: unknown key, ignored (known: reasoning_open, theme)",
+        f"{path}:3: ui.font: unknown key, ignored (known: reading_width, reasoning_open, theme)",
         f"{path}:9: providers.kenari.temperature: unknown key, ignored (known: api, api_key, "
         "api_key_env, base_url, headers, max_tokens, model, models, params, price_cached, "
         "price_in, price_out)",

@@ -88,6 +88,7 @@ class ChatPane(Vertical):
         clock: RenderClock,
         system: str | None = None,
         keep_reasoning_open: bool = False,
+        reading_width: int = 0,
         history: PaneHistory | None = None,
         id: str | None = None,
     ) -> None:
@@ -101,6 +102,7 @@ class ChatPane(Vertical):
         self.keep_reasoning_open = keep_reasoning_open
         self.conversation = Conversation(system=system)
         self.transcript = Transcript()
+        self.transcript.reading_width = reading_width  # [ui] reading_width
         self.status_bar = StatusBar()
         self.current: AssistantTurn | None = None
         self._connect = connect

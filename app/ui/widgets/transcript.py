@@ -79,6 +79,7 @@ class Transcript(VerticalScroll):
     @property
     def overflowing(self) -> bool:
         return self.virtual_size.height > self.scrollable_content_region.height
+        self.reading_width: int = 0  # columns the content may use; 0: all of them
 
     def settle_anchor(self) -> None:
         """After a frame: anchor once the content overflows (while following); drop the anchor
@@ -221,9 +222,18 @@ class Transcript(VerticalScroll):
         with self.app.batch_update():
             await self.virtualize()
 
+    def fit_reading_width(self, width: int) -> None:
+        """Pad the right so the content keeps to `reading_width` columns (scrollbar included),
+        left-aligned under the prompt: long lines of prose are hard to follow on a wide
+        terminal. Set by a chat; a comparison's panes are narrow anyway."""
+        right = max(0, width - self.reading_width) if self.reading_width else 0
+        if self.styles.padding.right != right:
+            self.styles.padding = (0, right, 0, 0)
+
     async def on_resize(self, event: Resize) -> None:
         """Sleeping heights were measured at the old width: estimate them again at the new
         one, and wake what is near."""
+        self.fit_reading_width(event.size.width)
         if event.size.width != self._width:
             self._width = event.size.width
             self.call_after_refresh(self._remeasure)
