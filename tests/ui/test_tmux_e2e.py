@@ -107,11 +107,12 @@ def test_demo_answer_stop_and_quit_in_a_real_terminal(terminal: Terminal) -> Non
 
 
 MARKER = "▼ new text below"
+SCROLLBAR = " ▁▂▃▄▅▆▇█▔"  # a thumb's glyphs, wherever the reading width puts the bar
 
 
 def text_rows(screen: str) -> list[str]:
     """The conversation's top rows, without the scrollbar (its thumb shrinks as text comes)."""
-    return [row.ljust(WIDTH)[: WIDTH - 2].rstrip() for row in screen.splitlines()[1:20]]
+    return [row.rstrip(SCROLLBAR) for row in screen.splitlines()[1:20]]
 
 
 def test_page_up_holds_the_place_while_an_answer_streams(terminal: Terminal) -> None:
