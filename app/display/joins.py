@@ -17,6 +17,7 @@ from app.display.markdown_height import (
     Measure,
     merge_measures,
     shared_widths,
+    wraps_no_cell,
 )
 from app.display.segments import Carry, Construct
 
@@ -35,7 +36,7 @@ class SharedLayout:
     _sealed: dict[Construct, tuple[Measure, ...]] = field(default_factory=dict)
     _latest: dict[Construct, tuple[int, tuple[Measure, ...]]] = field(default_factory=dict)
     _widths: dict[tuple[Construct, int], tuple[int, ...] | None] = field(default_factory=dict)
-    _shapes: dict[Construct, object] = field(default_factory=dict)
+    _shapes: dict[Construct, tuple[object, bool]] = field(default_factory=dict)
     _touched: dict[Construct, None] = field(default_factory=dict)
 
     def join(self, construct: Construct, index: int) -> None:
@@ -67,11 +68,7 @@ class SharedLayout:
     def widths(self, construct: Construct, width: int) -> tuple[int, ...] | None:
         key = (construct, width)
         if key not in self._widths:
-            latest = self._latest.get(construct)
-            measures = self._sealed.get(construct, ())
-            if latest is not None:
-                measures = merge_measures(measures, latest[1])
-            self._widths[key] = shared_widths(measures, width)
+            self._widths[key] = shared_widths(self._measures(construct), width)
         return self._widths[key]
 
     def joins(self, head: Carry | None, tail: Construct | None, width: int) -> Joins:
@@ -93,22 +90,31 @@ class SharedLayout:
                 tail_last = digits_of(tail.last_number)
         return Joins(head_table, tail_table, head_number, head_last, tail_last)
 
-    def changed(self, width: int) -> list[Construct]:
+    def changed(self, width: int) -> list[tuple[Construct, bool]]:
         """The tables and lists touched since the last call whose pieces are now drawn
-        differently at `width` (wider columns or numbers)."""
-        changed: list[Construct] = []
+        differently at `width` (wider columns or numbers), each with whether their heights
+        may have changed too (not for a table whose cells fit before and after: no cell
+        wraps, so no row grows or shrinks)."""
+        changed: list[tuple[Construct, bool]] = []
         for construct in self._touched:
             if construct.kind == "table":
-                shape: object = self.widths(construct, width)
+                fits = wraps_no_cell(self._measures(construct), width)
+                shape: tuple[object, bool] = (self.widths(construct, width), fits)
             elif construct.kind == "numbers":
-                shape = digits_of(construct.last_number)
+                shape = (digits_of(construct.last_number), False)
             else:
                 continue
-            if construct in self._shapes and self._shapes[construct] != shape:
-                changed.append(construct)
+            before = self._shapes.get(construct)
+            if before is not None and before[0] != shape[0]:
+                changed.append((construct, not (before[1] and shape[1])))
             self._shapes[construct] = shape
         self._touched.clear()
         return changed
+
+    def _measures(self, construct: Construct) -> tuple[Measure, ...]:
+        latest = self._latest.get(construct)
+        measures = self._sealed.get(construct, ())
+        return measures if latest is None else merge_measures(measures, latest[1])
 
 
 __all__ = ["SharedLayout", "digits_of"]

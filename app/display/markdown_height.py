@@ -669,6 +669,14 @@ def shared_widths(measures: tuple[Measure, ...], width: int) -> tuple[int, ...] 
     return tuple(widths)
 
 
+def wraps_no_cell(measures: tuple[Measure, ...], width: int) -> bool:
+    """Whether every column gets room for its longest line at `width`: then no cell wraps,
+    and each row is as tall as its cell with the most lines, whatever the widths."""
+    pads = table_pads(len(measures))
+    total = width - (2 + len(measures) - 1)
+    return sum(max(1, high + pad) for (_, high), pad in zip(measures, pads, strict=True)) <= total
+
+
 def _measure_cap(measure: Measure, pad: int, most: int) -> tuple[int, int]:
     """`_column_measure` of a column whose cells measure `measure` at most."""
     if most < 1:
@@ -789,4 +797,5 @@ __all__ = [
     "table_pads",
     "text_lines",
     "top_level_counts",
+    "wraps_no_cell",
 ]

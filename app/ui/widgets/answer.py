@@ -32,7 +32,7 @@ from app.ui.widgets.markdown_view import (
     segment_rows,
 )
 
-FRAME_CHARS = 49_152  # most text new segments take on at a time (about 0.1 s of work)
+FRAME_CHARS = 98_304  # most text new segments take on at a time (bench/README.md: stalls)
 
 
 @dataclass(slots=True)
@@ -231,12 +231,12 @@ class AnswerView(Vertical):
         numbers became wider: its other segments are drawn again, or their heights estimated
         again if they sleep. That happens a few times per table or list (its widths follow
         its longest cells, bounded by the screen), however long it is."""
-        for construct in self._shared.changed(self._width()):
+        for construct, heights in self._shared.changed(self._width()):
             for index in self._shared.members(construct):
                 widget = self.segments[index] if index < len(self.segments) else None
                 if isinstance(widget, StreamedMarkdown):
                     widget.refresh(layout=True)
-                elif widget is not None:
+                elif widget is not None and heights:
                     widget.styles.height = self._estimated_height(index)
 
     def _seal_last(self) -> None:
