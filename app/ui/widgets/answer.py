@@ -138,7 +138,9 @@ class AnswerView(Vertical):
         self.sealed = self.sealed or (self._final and not self._queue)
 
     async def _take_some(self) -> None:
-        asleep = self._born_asleep([piece.text for piece in self._queue])
+        asleep = self._born_asleep(
+            [carried(piece.text, piece.fence, piece.carry) for piece in self._queue]
+        )
         taken = 0
         while self._queue and taken < FRAME_CHARS:
             if not self.is_attached:  # the app is exiting: keep the text, mount nothing more
@@ -266,8 +268,7 @@ class AnswerView(Vertical):
         segments that arrive complete in one go (a fast stream, a reopened answer) with more
         than two screens of text after them. They would be rendered only to be put to sleep at
         once, so they get their height from an estimate instead (exact for what Rich renders,
-        app/display/markdown_height.py) and are rendered if the reader scrolls to them. (The
-        text after them is estimated roughly: a piece of a table without its header.)"""
+        app/display/markdown_height.py) and are rendered if the reader scrolls to them."""
         width = self.content_size.width - 2 * SEGMENT_PADDING
         if not self.lazy or len(pieces) < 2 or width <= 0:
             return 0
