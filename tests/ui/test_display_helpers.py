@@ -3,9 +3,6 @@ code blocks and theme files. No screen needed."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import pytest
 
 from app.display import segments as segments_module
@@ -123,15 +120,6 @@ def test_theme_files_are_validated() -> None:
         theme_from_mapping({"name": "t", "primary": "#123456", "colour": "red"}, "t.toml")
     with pytest.raises(ThemeFileError, match="primary"):
         theme_from_mapping({"name": "t"}, "t.toml")
-
-
-def test_display_helpers_import_no_ui_library() -> None:
-    code = (
-        "import sys, app.display.status_line, app.display.code_blocks, app.display.fences;"
-        "bad = [m for m in ('textual', 'rich') if m in sys.modules]; print(bad)"
-    )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert result.stdout.strip() == "[]", result.stderr
 
 
 def rebuild(pieces_per_feed: list[list[str]], tail: str) -> list[str]:

@@ -374,16 +374,6 @@ def test_record_keeps_every_exchange_apart_and_replays(
     assert sorted(out.split()) == ["One", "Two"]
 
 
-def test_the_compare_core_imports_neither_textual_nor_rich() -> None:
-    script = (
-        "import sys, app.compare, app.compare.headless, app.compare.status\n"
-        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'rich')))\n"
-    )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "[]"
-
-
 # -- triptych --compare (the TUI's flags) --------------------------------------------------------
 
 

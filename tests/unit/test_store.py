@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import sqlite3
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -422,15 +420,6 @@ def test_snippet_centres_on_the_first_query_word() -> None:
     assert piece.endswith("…")
     assert "the Penguins waddle" in piece  # whitespace collapsed to one line
     assert snippet("short text", "absent") == "short text"
-
-
-def test_the_store_never_pulls_in_the_ui_libraries() -> None:
-    code = (
-        "import sys, app.store, app.store.export, app.store.saver;"
-        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('textual', 'rich')))"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "[]"
 
 
 def test_the_history_files_are_private_to_their_owner(store: Store) -> None:
