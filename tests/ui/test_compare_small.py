@@ -53,8 +53,11 @@ async def test_at_80x24_the_selected_pane_shows_whole_under_a_tab_row(
         await ask(pilot, "eight lines please")
         await all_drawn(pilot)
         await wait_until(pilot, lambda: screen.ranking.display, what="the ranking")
-        await pilot.pause(0.1)
-        assert tab_labels(screen) == ["1 cc · complete", "2 am · complete", "3 rs · complete"]
+        await wait_until(
+            pilot,
+            lambda: tab_labels(screen) == ["1 cc · complete", "2 am · complete", "3 rs · complete"],
+            what="every tab complete",
+        )
         assert shown(screen) == [1]
         pane = screen.panes[0]
         assert screen.ranking.region.height == 1
@@ -66,18 +69,16 @@ async def test_at_80x24_the_selected_pane_shows_whole_under_a_tab_row(
         assert "ranking " in text
 
         await pilot.press("alt+right")
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: shown(screen) == [2], what="pane 2 shown")
         assert screen.selected == 1
-        assert shown(screen) == [2]
         assert "end of messages" in screen_text(app)
         assert screen.tabs.active_tab is not None
         assert screen.tabs.active_tab.label.plain == "2 am · complete"
 
         tabs = list(screen.query(Tab))
         await pilot.click(tabs[2])
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: shown(screen) == [3], what="pane 3 shown")
         assert screen.selected == 2
-        assert shown(screen) == [3]
         assert "end of responses" in screen_text(app)
 
 
@@ -95,9 +96,8 @@ async def test_tab_reaches_the_tab_row_and_arrows_there_change_pane(
             await pilot.press("tab")
         assert app.focused is screen.tabs
         await pilot.press("right")
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: shown(screen) == [2], what="pane 2 shown")
         assert screen.selected == 1
-        assert shown(screen) == [2]
 
 
 async def test_the_tab_row_tells_a_streaming_pane_from_finished_ones(
@@ -135,13 +135,11 @@ async def test_wide_enough_for_every_pane_side_by_side_there_are_no_tabs(
         assert shown(screen) == [1, 2, 3]
         assert len({p.region.y for p in screen.panes}) == 1
         await pilot.resize_terminal(3 * SIDE_BY_SIDE_WIDTH - 1, 40)
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: shown(screen) == [1], what="one pane shown")
         assert screen.tabs.display
-        assert shown(screen) == [1]
         await screen.remove_pane()  # the selected one, cc: two panes fit in 149 columns
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: shown(screen) == [1, 2], what="two panes shown")
         assert not screen.tabs.display
-        assert shown(screen) == [1, 2]
         assert tab_labels(screen) == ["1 am · ready", "2 rs · ready"]
 
 
@@ -155,7 +153,7 @@ async def test_adding_a_pane_adds_its_tab_and_selects_it(
         cc = app.config.providers["cc"]
         added = await screen.add_pane(replace(cc, model="other"), "other")
         assert added is not None
-        await pilot.pause(0.1)
+        await wait_until(pilot, lambda: shown(screen) == [4], what="the new pane shown")
         assert tab_labels(screen) == [
             "1 cc:cc-model · ready",
             "2 am · ready",
