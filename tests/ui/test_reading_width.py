@@ -20,8 +20,9 @@ PROMPT = " ".join(f"prompt{i}" for i in range(40))
 
 
 def widest(text: str, word: str) -> tuple[int, int]:
-    """(leftmost start, rightmost end) of the screen rows holding `word`."""
-    rows = [line.rstrip() for line in text.splitlines() if word in line]
+    """(leftmost start, rightmost end) of the screen rows holding `word`, without the
+    scrollbar, which stays at the screen's edge."""
+    rows = [line[: WIDE[0] - 2].rstrip() for line in text.splitlines() if word in line]
     assert rows, word
     return min(len(r) - len(r.lstrip()) for r in rows), max(len(r) for r in rows)
 

@@ -22,11 +22,12 @@ from textual.await_remove import AwaitRemove
 from textual.containers import VerticalScroll
 from textual.events import Click, MouseScrollDown, MouseScrollUp, Resize
 from textual.geometry import Region
-from textual.widget import Widget
+from textual.widget import AwaitMount, Widget
 from textual.widgets import Static
 
 from app.ui.widgets.answer import AnswerView
 from app.ui.widgets.assistant_turn import AssistantTurn
+from app.ui.widgets.user_message import UserMessage
 
 NEW_TEXT_BELOW = "▼ new text below"
 
@@ -222,18 +223,23 @@ class Transcript(VerticalScroll):
         with self.app.batch_update():
             await self.virtualize()
 
-    def fit_reading_width(self, width: int) -> None:
-        """Pad the right so the content keeps to `reading_width` columns (scrollbar included),
-        left-aligned under the prompt: long lines of prose are hard to follow on a wide
-        terminal. Set by a chat; a comparison's panes are narrow anyway."""
-        right = max(0, width - self.reading_width) if self.reading_width else 0
-        if self.styles.padding.right != right:
-            self.styles.padding = (0, right, 0, 0)
+    def mount(
+        self,
+        *widgets: Widget,
+        before: int | str | Widget | None = None,
+        after: int | str | Widget | None = None,
+    ) -> AwaitMount:
+        """Every prompt and answer keeps to `reading_width` columns, left-aligned: long lines
+        of prose are hard to follow on a wide terminal (the scrollbar stays at the edge). Set
+        by a chat; a comparison's panes are narrow anyway."""
+        for widget in widgets:
+            if isinstance(widget, AssistantTurn | UserMessage):  # the welcome card: its own
+                widget.styles.max_width = self.reading_width or None
+        return super().mount(*widgets, before=before, after=after)
 
     async def on_resize(self, event: Resize) -> None:
         """Sleeping heights were measured at the old width: estimate them again at the new
         one, and wake what is near."""
-        self.fit_reading_width(event.size.width)
         if event.size.width != self._width:
             self._width = event.size.width
             self.call_after_refresh(self._remeasure)
