@@ -11,7 +11,7 @@ from __future__ import annotations
 from app.compare.stats import PaneStats, format_cost
 from app.config import ProviderConfig
 from app.display.sanitize import clean_line
-from app.display.speed import format_seconds
+from app.display.speed import estimate_tokens, format_seconds
 from app.display.status_line import (
     DIM,
     ERROR,
@@ -24,7 +24,7 @@ from app.display.status_line import (
     Segment,
 )
 from app.display.turn_watch import STREAMING, WAITING, TurnWatch
-from app.wire.turn import Turn
+from app.wire.turn import Turn, TurnStatus
 
 READY = "ready"  # a pane asked nothing yet
 _ROLES = {READY: DIM, "complete": GOOD, "stopped": WARN, "interrupted": WARN, "failed": ERROR}
@@ -69,7 +69,7 @@ def pane_status_segments(
     else:  # a stored answer cut off by a crash has no end time
         parts.append(("–s", DIM))
     if stats.usage is not None:
-        parts.append((_usage(stats), DIM))
+        parts.append((_usage(stats, turn, watch.chars), DIM))
     if stats.finish_reason:
         parts.append((clean_line(f"finish {stats.finish_reason}"), DIM))
     if stats.cost is not None:
@@ -79,15 +79,20 @@ def pane_status_segments(
     return parts
 
 
-def _usage(stats: PaneStats) -> str:
+def _usage(stats: PaneStats, turn: Turn, chars: int) -> str:
+    """As in the chat's status bar: a reported output count is final only once the stream
+    completed (Messages' `message_start` says 1); until then it is estimated and marked `~`."""
     usage = stats.usage
     assert usage is not None
 
     def show(value: int | None) -> str:
         return "–" if value is None else str(value)
 
+    output = show(usage.output_tokens)
+    if turn.status is not TurnStatus.COMPLETE or usage.output_tokens is None:
+        output = f"~{estimate_tokens(chars)}" if chars > 0 else "–"
     cached = f" cached {usage.cached_tokens}" if usage.cached_tokens else ""
-    return f"in {show(usage.input_tokens)} out {show(usage.output_tokens)}{cached}"
+    return f"in {show(usage.input_tokens)} out {output}{cached}"
 
 
 __all__ = ["READY", "header_segments", "pane_status_segments", "tab_segments"]

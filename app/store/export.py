@@ -13,6 +13,7 @@ import re
 from datetime import datetime
 from typing import Any, Literal
 
+from app.display.plain_text import plain_snippet
 from app.display.sanitize import HIDDEN, reveal_hidden
 from app.store.db import Store
 from app.store.records import ConversationSummary, StoredConversation, StoredMessage
@@ -60,7 +61,7 @@ def _summary_line(s: ConversationSummary) -> str:
     title = s.title or "(empty)"
     line = f"{s.id:>5}  {_when(s.updated_at)}  {s.kind:<7}  {providers:<20}  {title}"
     if s.snippet:
-        line += f"\n       {s.snippet}"
+        line += f"\n       {plain_snippet(s.snippet)}"  # as the history screen shows it
     return visible(line)
 
 

@@ -434,3 +434,19 @@ def test_ctrl_c_stops_every_stream_prints_the_list_and_exits_130(tmp_path: Path)
     assert [d["status"] for d in documents] == ["stopped", "stopped"]
     assert all(d["text"].startswith("_demo: offline sample") for d in documents)
     assert "Traceback" not in err
+
+
+def test_a_pane_shows_an_estimate_not_messages_placeholder_count_while_streaming() -> None:
+    from app.compare.status import pane_status_segments
+    from app.display.turn_watch import TurnWatch
+    from app.wire.events import TextDelta, Usage
+
+    provider = ProviderConfig(name="p", api=Api.MESSAGES, base_url="http://x/v1", model="m")
+    turn = Turn()
+    turn.apply_all([Usage(16, 1, 8), TextDelta("x" * 400)])  # message_start's placeholder
+    watch = TurnWatch(started=0.0)
+    watch.observe(turn, 1.0)
+    stats = pane_stats("p", provider, turn, PaneTimes(0.0, 1.0))
+    texts = [text for text, _ in pane_status_segments(stats, turn, watch, 1.5)]
+    assert "in 16 out ~100 cached 8" in texts
+    assert not any("out 1 " in text + " " for text in texts)

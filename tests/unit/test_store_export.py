@@ -163,3 +163,12 @@ def test_export_of_a_missing_conversation_or_format_is_an_error(history: Store) 
 
 def test_visible_shows_controls_and_keeps_layout() -> None:
     assert visible("a\tb\nc\r\nd\re\x07\x7f\x85") == "a\tb\nc\nd␍e␇␡\ufffd"
+
+
+def test_history_search_snippets_read_without_markdown_marks(tmp_path: Path) -> None:
+    store = Store.open(tmp_path / "marks.sqlite3")
+    chat = store.create_conversation(title="Marks")
+    store.add_user_message(chat, "## The **penguin** plan with `code` and [a link](https://x.y)")
+    found = format_history(store, query="penguin")
+    snippet = found.splitlines()[1].strip()
+    assert snippet == "The penguin plan with code and a link"  # as the history screen shows it
