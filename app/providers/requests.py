@@ -15,14 +15,13 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from app.config import ProviderConfig
+from app.config import ENDPOINTS, ProviderConfig
 from app.conversation import Conversation, Message
 from app.wire.engine import Api
 from app.wire.turn import ToolCall, Turn
 
 ANTHROPIC_VERSION = "2023-06-01"
 TOOL_NOT_RUN = "Triptych does not run tools: this call was not executed."
-ENDPOINTS = {Api.CHAT: "/chat/completions", Api.MESSAGES: "/messages", Api.RESPONSES: "/responses"}
 
 
 @dataclass(frozen=True, slots=True)
