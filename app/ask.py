@@ -16,16 +16,16 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Protocol, TextIO
+from typing import Any, TextIO
 
 from app.config import ProviderConfig
 from app.conversation import Conversation
 from app.demo.samples import DEMO_LABEL
-from app.demo.server import Pacing, is_demo, start_demo_server
+from app.demo.server import DemoServer, Pacing, is_demo, start_demo_server
 from app.display.sanitize import clean
 from app.providers.client import ProviderClient, Timing
 from app.providers.record import Recorder
@@ -42,9 +42,9 @@ EXIT_CODES = {TurnStatus.COMPLETE: EXIT_COMPLETE, TurnStatus.STOPPED: EXIT_STOPP
 
 
 @dataclass(frozen=True, slots=True)
-class AskJob:
-    provider: ProviderConfig  # the model to ask is provider.model
-    api_key: str | None
+class Question:
+    """What `ask` and `ask --compare` take alike from the flags and the config."""
+
     prompt: str
     system: str | None = None
     json_output: bool = False
@@ -55,17 +55,19 @@ class AskJob:
     demo_pace: float = 1.0  # multiplies the demo's pacing (0: instant)
 
 
+@dataclass(frozen=True, slots=True)
+class AskJob:
+    provider: ProviderConfig  # the model to ask is provider.model
+    api_key: str | None
+    question: Question
+
+
 def run_ask(job: AskJob, stdout: TextIO, stderr: TextIO) -> int:
     """Ask, print, and return the exit status. Starts the demo server when the demo is asked."""
     with ExitStack() as stack:
-        provider = job.provider
-        if is_demo(provider.name) and not provider.base_url.startswith("http"):
-            demo = stack.enter_context(start_demo_server(Pacing().scaled(job.demo_pace)))
-            provider = replace(provider, base_url=demo.url)
-        if is_demo(provider.name):
-            stderr.write(f"{DEMO_LABEL} (no network, no API key)\n")
-            stderr.flush()
-        recorder = Recorder(job.record) if job.record is not None else None
+        (provider,) = serve_demo([job.provider], job.question.demo_pace, stack, stderr)
+        record = job.question.record
+        recorder = Recorder(record) if record is not None else None
         if recorder is not None:
             stack.callback(recorder.close)
         printer = _Printer(stdout, stderr, job)
@@ -83,7 +85,7 @@ async def _ask(job: AskJob, recorder: Recorder | None, printer: _Printer) -> tup
     turn, timing = Turn(), Timing(time.monotonic())
     try:
         await stream_answer(
-            job.provider, job.api_key, job, turn, timing, recorder, printer.on_event
+            job.provider, job.api_key, job.question, turn, timing, recorder, printer.on_event
         )
     except asyncio.CancelledError:
         # Ctrl+C: asyncio.run cancelled us; the client closed the stream and marked it stopped.
@@ -93,24 +95,37 @@ async def _ask(job: AskJob, recorder: Recorder | None, printer: _Printer) -> tup
     return turn, timing
 
 
+def serve_demo(
+    providers: Sequence[ProviderConfig], pace: float, stack: ExitStack, stderr: TextIO
+) -> list[ProviderConfig]:
+    """The providers to ask: the demo, unless a base_url points it elsewhere, is sent to one
+    demo server started for this run (closed with `stack`); stderr says when the demo answers."""
+    demo: DemoServer | None = None
+    served: list[ProviderConfig] = []
+    for provider in providers:
+        if is_demo(provider.name) and not provider.base_url.startswith("http"):
+            if demo is None:
+                demo = stack.enter_context(start_demo_server(Pacing().scaled(pace)))
+            provider = replace(provider, base_url=demo.url)
+        served.append(provider)
+    if any(is_demo(provider.name) for provider in served):
+        stderr.write(f"{DEMO_LABEL} (no network, no API key)\n")
+        stderr.flush()
+    return served
+
+
+def write_tool_calls(turn: Turn, stderr: TextIO, secrets: Sequence[str]) -> None:
+    """One line per tool call the model asked for (Triptych runs none), cleaned and scrubbed."""
+    for call in turn.tool_calls:
+        line = f"tool call {call.name} {call.id}: {call.arguments}"
+        stderr.write(scrub(clean(line), secrets) + "\n")
+
+
 def report_recording(recorder: Recorder, stderr: TextIO) -> None:
     """Say, after the answer, that `--record` could not write its file (the answer is kept)."""
     if recorder.problem is not None:
         stderr.write(f"triptych: recording failed: {recorder.problem}\n")
         stderr.flush()
-
-
-class Question(Protocol):
-    """What one ask needs besides the provider: AskJob and CompareJob both are one."""
-
-    @property
-    def prompt(self) -> str: ...
-    @property
-    def system(self) -> str | None: ...
-    @property
-    def idle_timeout(self) -> float: ...
-    @property
-    def connect_timeout(self) -> float: ...
 
 
 async def stream_answer(
@@ -149,7 +164,7 @@ class _Printer:
         self._reasoning_open = False  # reasoning was written to stderr without a final newline
 
     def on_event(self, event: Event) -> None:
-        if self.job.json_output:
+        if self.job.question.json_output:
             return
         if type(event) is TextDelta:
             if self._reasoning_open:
@@ -159,7 +174,7 @@ class _Printer:
             self._text_tail = event.text or self._text_tail
             self.stdout.write(clean(event.text))
             self.stdout.flush()
-        elif type(event) is ReasoningDelta and self.job.show_reasoning:
+        elif type(event) is ReasoningDelta and self.job.question.show_reasoning:
             self._reasoning_open = not event.text.endswith("\n")
             self.stderr.write(clean(event.text))
             self.stderr.flush()
@@ -168,7 +183,7 @@ class _Printer:
         # The client already scrubbed the turn and every event; this is the same rule again
         # for anything printed from the job itself.
         secrets = provider_secrets(self.job.provider, self.job.api_key)
-        if self.job.json_output:
+        if self.job.question.json_output:
             document = answer_json(self.job.provider, turn, timing)
             self.stdout.write(scrub(json.dumps(document), secrets) + "\n")
             self.stdout.flush()
@@ -178,9 +193,7 @@ class _Printer:
             self.stdout.flush()
         if self._reasoning_open:
             self.stderr.write("\n")
-        for call in turn.tool_calls:
-            line = f"tool call {call.name} {call.id}: {call.arguments}"
-            self.stderr.write(scrub(clean(line), secrets) + "\n")
+        write_tool_calls(turn, self.stderr, secrets)
         self.stderr.write(scrub(clean(summary_line(self.job.provider, turn, timing)), secrets))
         self.stderr.write("\n")
         self.stderr.flush()
@@ -244,4 +257,12 @@ def _count(value: int | None) -> str:
     return "?" if value is None else str(value)
 
 
-__all__ = ["AskJob", "answer_json", "run_ask", "summary_line"]
+__all__ = [
+    "AskJob",
+    "Question",
+    "answer_json",
+    "run_ask",
+    "serve_demo",
+    "summary_line",
+    "write_tool_calls",
+]

@@ -20,7 +20,7 @@ import os
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from app import __version__
 from app.config import (
@@ -35,6 +35,7 @@ from app.paths import create_config_hint, example_config, locate_config
 from app.wire.engine import Api
 
 if TYPE_CHECKING:
+    from app.ask import Question
     from app.store import Store
 
 EXIT_USAGE = 2
@@ -272,11 +273,7 @@ def _ask(
         key = require_api_key(provider, environ)
     except MissingApiKey as exc:
         raise UsageError(str(exc)) from None
-    job = AskJob(
-        provider=provider,
-        api_key=key,
-        **_question(args, config, environ, stdin),
-    )
+    job = AskJob(provider=provider, api_key=key, question=_question(args, config, environ, stdin))
     return run_ask(job, stdout, stderr)
 
 
@@ -315,25 +312,27 @@ def _ask_compare(
     job = CompareJob(
         providers=tuple(providers),
         api_keys=tuple(keys),
-        **_question(args, config, environ, stdin),
+        question=_question(args, config, environ, stdin),
     )
     return run_compare(job, stdout, stderr)
 
 
 def _question(
     args: argparse.Namespace, config: Config, environ: Mapping[str, str], stdin: TextIO
-) -> dict[str, Any]:
+) -> Question:
     """What `ask` and `ask --compare` take alike from the flags and the config."""
-    return {
-        "prompt": read_prompt(args.prompt, stdin),
-        "system": args.system if args.system is not None else config.system,
-        "json_output": args.json,
-        "show_reasoning": args.reasoning,
-        "record": args.record,
-        "idle_timeout": config.idle_timeout,
-        "connect_timeout": config.connect_timeout,
-        "demo_pace": demo_pace(environ),
-    }
+    from app.ask import Question
+
+    return Question(
+        prompt=read_prompt(args.prompt, stdin),
+        system=args.system if args.system is not None else config.system,
+        json_output=args.json,
+        show_reasoning=args.reasoning,
+        record=args.record,
+        idle_timeout=config.idle_timeout,
+        connect_timeout=config.connect_timeout,
+        demo_pace=demo_pace(environ),
+    )
 
 
 def demo_pace(environ: Mapping[str, str]) -> float:

@@ -22,24 +22,24 @@ import asyncio
 import json
 import time
 from contextlib import ExitStack
-from dataclasses import dataclass, replace
-from pathlib import Path
+from dataclasses import dataclass
 from typing import TextIO
 
 from app.ask import (
     EXIT_COMPLETE,
     EXIT_FAILED,
     EXIT_STOPPED,
+    Question,
     answer_json,
     report_recording,
+    serve_demo,
     stream_answer,
     summary_line,
+    write_tool_calls,
 )
 from app.compare.spec import pane_labels
 from app.compare.stats import PaneStats, PaneTimes, format_cost, pane_stats, ranking_line
 from app.config import ProviderConfig
-from app.demo.samples import DEMO_LABEL
-from app.demo.server import DemoServer, Pacing, is_demo, start_demo_server
 from app.display.sanitize import clean, clean_line
 from app.providers.client import Timing
 from app.providers.record import Recorder
@@ -51,14 +51,7 @@ from app.wire.turn import Turn, TurnStatus
 class CompareJob:
     providers: tuple[ProviderConfig, ...]  # in pane order; each asks its provider.model
     api_keys: tuple[str | None, ...]  # one per provider
-    prompt: str
-    system: str | None = None
-    json_output: bool = False
-    show_reasoning: bool = False
-    record: Path | None = None
-    idle_timeout: float = 150.0
-    connect_timeout: float = 10.0
-    demo_pace: float = 1.0
+    question: Question
 
 
 @dataclass(slots=True)
@@ -73,18 +66,9 @@ class PaneRun:
 def run_compare(job: CompareJob, stdout: TextIO, stderr: TextIO) -> int:
     """Ask every provider at once, print, and return the exit status."""
     with ExitStack() as stack:
-        demo: DemoServer | None = None
-        providers: list[ProviderConfig] = []
-        for provider in job.providers:
-            if is_demo(provider.name) and not provider.base_url.startswith("http"):
-                if demo is None:
-                    demo = stack.enter_context(start_demo_server(Pacing().scaled(job.demo_pace)))
-                provider = replace(provider, base_url=demo.url)
-            providers.append(provider)
-        if any(is_demo(p.name) for p in providers):
-            stderr.write(f"{DEMO_LABEL} (no network, no API key)\n")
-            stderr.flush()
-        recorder = Recorder(job.record) if job.record is not None else None
+        providers = serve_demo(job.providers, job.question.demo_pace, stack, stderr)
+        record = job.question.record
+        recorder = Recorder(record) if record is not None else None
         if recorder is not None:
             stack.callback(recorder.close)
         labels = pane_labels(list(job.providers))
@@ -125,7 +109,7 @@ async def _ask_one(
 ) -> None:
     run.timing = Timing(time.monotonic())
     try:
-        await stream_answer(run.provider, run.api_key, job, run.turn, run.timing, recorder)
+        await stream_answer(run.provider, run.api_key, job.question, run.turn, run.timing, recorder)
     finally:
         if not run.turn.done:
             run.turn.end(stopped=True)
@@ -156,14 +140,14 @@ class _BlockPrinter:
 
     def done(self, run: PaneRun) -> None:
         self._finished.add(id(run))
-        if self.job.json_output:
+        if self.job.question.json_output:
             return
         while self._printed < len(self.runs) and id(self.runs[self._printed]) in self._finished:
             self._block(self._printed + 1, self.runs[self._printed])
             self._printed += 1
 
     def finish(self) -> None:
-        if self.job.json_output:
+        if self.job.question.json_output:
             documents = [
                 answer_json(run.provider, run.turn, run.timing or Timing(0.0)) for run in self.runs
             ]
@@ -183,7 +167,7 @@ class _BlockPrinter:
         head = f"── {number} · {provider.name} · {provider.model} · {provider.api.value} ──"
         self.stdout.write(clean_line(head) + "\n")
         self.stdout.flush()
-        if self.job.show_reasoning and turn.reasoning:
+        if self.job.question.show_reasoning and turn.reasoning:
             reasoning = scrub(clean(turn.reasoning), self.secrets)
             self.stderr.write(reasoning + ("" if reasoning.endswith("\n") else "\n"))
             self.stderr.flush()
@@ -191,9 +175,7 @@ class _BlockPrinter:
         if text:
             self.stdout.write(text + ("" if text.endswith("\n") else "\n"))
         self.stdout.flush()
-        for call in turn.tool_calls:
-            call_line = f"tool call {call.name} {call.id}: {call.arguments}"
-            self.stderr.write(scrub(clean(call_line), self.secrets) + "\n")
+        write_tool_calls(turn, self.stderr, self.secrets)
         line = summary_line(provider, turn, run.timing or Timing(0.0))
         cost = stats_of(run).cost
         if cost is not None:
