@@ -16,12 +16,12 @@ from app.display.status_line import (
     DIM,
     ERROR,
     GOOD,
-    MAX_CODE,
     PLAIN,
     STATE,
     STILL_WORKING_AFTER,
     WARN,
     Segment,
+    error_segment,
 )
 from app.display.turn_watch import STREAMING, WAITING, TurnWatch
 from app.wire.turn import Turn, TurnStatus
@@ -74,8 +74,7 @@ def pane_status_segments(
         parts.append((clean_line(f"finish {stats.finish_reason}"), DIM))
     if stats.cost is not None:
         parts.append((format_cost(stats.cost), DIM))
-    if turn.error is not None:  # the full message is in the pane, under the answer
-        parts.append((clean_line(turn.error.code or "error")[:MAX_CODE], ERROR))
+    parts.extend(error_segment(turn))
     return parts
 
 

@@ -100,10 +100,23 @@ def status_segments(info: StatusInput) -> list[Segment]:
     if turn.finish_reason:
         detail = f" ({turn.finish_detail})" if turn.finish_detail else ""
         parts.append((clean_line(f"finish {turn.finish_reason}{detail}"), DIM))
-    if turn.error is not None:
-        # The full message is in the transcript, under the answer; here only its code.
-        parts.append((clean_line(turn.error.code or "error")[:MAX_CODE], ERROR))
+    parts.extend(error_segment(turn))
     return parts
 
 
-__all__ = ["SEPARATOR", "StatusInput", "answer_label", "sentence", "status_segments"]
+def error_segment(turn: Turn) -> list[Segment]:
+    """A failed turn's code for a status bar (the chat's or a comparison pane's), none for any
+    other: the full message is shown once, in the transcript under the answer."""
+    if turn.error is None:
+        return []
+    return [(clean_line(turn.error.code or "error")[:MAX_CODE], ERROR)]
+
+
+__all__ = [
+    "SEPARATOR",
+    "StatusInput",
+    "answer_label",
+    "error_segment",
+    "sentence",
+    "status_segments",
+]
