@@ -71,7 +71,7 @@ async def test_at_80x24_the_selected_pane_shows_whole_under_a_tab_row(
         await pilot.press("alt+right")
         await wait_until(pilot, lambda: shown(screen) == [2], what="pane 2 shown")
         assert screen.selected == 1
-        assert "end of messages" in screen_text(app)
+        await wait_until(pilot, lambda: "end of messages" in screen_text(app), what="its end")
         assert screen.tabs.active_tab is not None
         assert screen.tabs.active_tab.label.plain == "2 am · complete"
 
@@ -79,7 +79,8 @@ async def test_at_80x24_the_selected_pane_shows_whole_under_a_tab_row(
         await pilot.click(tabs[2])
         await wait_until(pilot, lambda: shown(screen) == [3], what="pane 3 shown")
         assert screen.selected == 2
-        assert "end of responses" in screen_text(app)
+        # A pane shown again goes to its end once it is laid out.
+        await wait_until(pilot, lambda: "end of responses" in screen_text(app), what="its end")
 
 
 async def test_tab_reaches_the_tab_row_and_arrows_there_change_pane(
