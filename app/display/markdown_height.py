@@ -6,7 +6,7 @@ from the markdown-it tokens alone. It walks them as `rich.markdown.Markdown.__ri
 does (the same elements; a blank line before an element when the one closed last asks for it,
 as all but rules and images do; lists, quotes and tables taking over their children; images
 printed on the spot, at the full width and with no line end), counts the lines of each element
-by Rich's own rules (`divide_line` for wrapping, `Syntax` with padding and word wrap for code,
+by Rich's own rules (`divide_line` for wrapping, `Syntax` with padding and no wrap for code,
 the `Table` the Markdown module builds) and then applies the painter's `tidy` (runs of blank
 lines collapsed to one, none at the ends). To do that it follows which lines are blank, as a
 `Lines` summary per element. It builds no `Text`, styles nothing and highlights no code, which
@@ -511,16 +511,11 @@ def _divide(line: str, shade: str, width: int, fold: bool) -> list[bool]:
 
 
 def code_rows(code: str, width: int) -> int:
-    """`CodeBlock`: a `Syntax` with word wrap and a cell of padding all round, of the code with
-    its trailing white space removed and tabs expanded (as `Syntax._process_code` does). All
-    its lines are on the code's background: none is blank."""
-    inner = width - 2 * CODE_PAD
-    if inner < 1:
-        return 2 * CODE_PAD
-    rows = 2 * CODE_PAD
-    for line in code.rstrip().expandtabs(CODE_TAB_SIZE).split("\n"):
-        rows += 1 if cell_len(line) <= inner else len(_divide(line, line, inner, True))
-    return rows
+    """`ScrollingCode` (app/display/markdown_render.py): a `Syntax` without word wrap and with a
+    cell of padding all round, of the code with its trailing white space removed. Its lines
+    scroll rather than wrap, so it is one row a line, whatever the width. All its lines are on
+    the code's background: none is blank."""
+    return 2 * CODE_PAD + code.rstrip().count("\n") + 1
 
 
 # -- tables --------------------------------------------------------------------------------------

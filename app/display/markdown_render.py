@@ -20,9 +20,11 @@ from typing import Any, ClassVar
 
 from markdown_it.token import Token
 from rich import box
+from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.errors import StyleSyntaxError
 from rich.markdown import (
+    CodeBlock,
     Heading,
     ListElement,
     ListItem,
@@ -32,11 +34,46 @@ from rich.markdown import (
 )
 from rich.segment import Segment
 from rich.style import Style
+from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 from rich.theme import Theme
 
-from app.display.markdown_height import NO_JOINS, Joins, table_pads, top_level_counts
+from app.display.markdown_height import (
+    CODE_PAD,
+    CODE_TAB_SIZE,
+    NO_JOINS,
+    Joins,
+    table_pads,
+    top_level_counts,
+)
+
+CODE_TAG = "triptych.code"  # the style meta that marks a painted row as a code block's line
+
+
+@dataclass(frozen=True, slots=True)
+class CodeRow:
+    """A painted row that is a line of a code block: the block's number in the source, the
+    column where the code starts (after a list's or a quote's indent), the width it was given
+    there, and the line at the code's own width, uncropped, to scroll across."""
+
+    block: int
+    x: int
+    width: int
+    full: tuple[Segment, ...]
+
+    @property
+    def overflow(self) -> int:
+        """How many columns of the line lie beyond the width it is shown in."""
+        return max(0, Segment.get_line_length(list(self.full)) - self.width)
+
+
+@dataclass
+class Painted:
+    """Lines as painted at a width (code cropped to it), and which of them are code rows."""
+
+    lines: list[list[Segment]]
+    code: dict[int, CodeRow] = field(default_factory=dict)
 
 
 class LeftHeading(Heading):
@@ -133,6 +170,41 @@ class JoinedList(ListElement):
             yield from item.render_number(console, options, number + index, self.last)
 
 
+class ScrollingCode(CodeBlock):
+    """A code block that never wraps: its lines are drawn at the code's own width (at least the
+    width it is given) and cropped to the width, each tagged (`CODE_TAG`) with its line at full
+    width, so that the widget can scroll across them (app/ui/widgets/markdown_view.py) rather
+    than break a statement in two. Its height is its line count, whatever the width."""
+
+    markdown: AnswerMarkdown | None = None
+
+    @classmethod
+    def create(cls, markdown: Markdown, token: Token) -> ScrollingCode:
+        element = cls((token.info or "").partition(" ")[0] or "text", markdown.code_theme)
+        if isinstance(markdown, AnswerMarkdown):
+            element.markdown = markdown
+        return element
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        code = str(self.text).rstrip()
+        syntax = Syntax(code, self.lexer_name, theme=self.theme, word_wrap=False, padding=CODE_PAD)
+        width = options.max_width
+        natural = max(cell_len(line) for line in code.expandtabs(CODE_TAB_SIZE).split("\n"))
+        full = console.render_lines(
+            syntax, options.update(width=max(width, natural + 2 * CODE_PAD)), new_lines=False
+        )
+        store = None if self.markdown is None else self.markdown.code_lines
+        block = 0 if self.markdown is None else self.markdown.next_code()
+        for line in full:
+            shown = Segment.adjust_line_length(line, width)
+            if store is not None:
+                key = len(store)
+                store.append((block, width, tuple(line)))
+                shown = list(Segment.apply_style(shown, post_style=Style(meta={CODE_TAG: key})))
+            yield from shown
+            yield Segment.line()
+
+
 class AnswerMarkdown(Markdown):
     elements: ClassVar[dict[str, type[MarkdownElement]]] = {
         **Markdown.elements,
@@ -141,6 +213,8 @@ class AnswerMarkdown(Markdown):
         "table_open": JoinedTable,
         "bullet_list_open": JoinedList,
         "ordered_list_open": JoinedList,
+        "fence": ScrollingCode,
+        "code_block": ScrollingCode,
     }
 
     def __init__(self, markup: str, *, joins: Joins = NO_JOINS, **options: Any) -> None:
@@ -148,6 +222,13 @@ class AnswerMarkdown(Markdown):
         self.joins = joins
         self._tables, self._lists = top_level_counts(self.parsed)
         self._seen_tables = self._seen_lists = 0
+        self._seen_code = 0
+        # every code line drawn: its block, the width it was shown at and its full line
+        self.code_lines: list[tuple[int, int, tuple[Segment, ...]]] = []
+
+    def next_code(self) -> int:
+        index, self._seen_code = self._seen_code, self._seen_code + 1
+        return index
 
     def next_table(self) -> tuple[tuple[int, ...] | None, bool]:
         index, self._seen_tables = self._seen_tables, self._seen_tables + 1
@@ -158,7 +239,8 @@ class AnswerMarkdown(Markdown):
         return self.joins.numbers(index, self._lists)
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        self._seen_tables = self._seen_lists = 0
+        self._seen_tables = self._seen_lists = self._seen_code = 0
+        self.code_lines = []
         yield from super().__rich_console__(console, options)
 
 
@@ -237,8 +319,12 @@ class MarkdownPainter:
     def lines(self, source: str, width: int, joins: Joins = NO_JOINS) -> list[list[Segment]]:
         """The source's lines at `width` cells (each line at most that wide); `joins`: how the
         tables and lists it shares with the segments around it are drawn."""
+        return self.paint(source, width, joins).lines
+
+    def paint(self, source: str, width: int, joins: Joins = NO_JOINS) -> Painted:
+        """`lines`, with the code rows among them and their lines at full width."""
         if not source.strip():
-            return []
+            return Painted([])
         options = self._console.options.update(width=max(1, width))
         try:
             markdown = AnswerMarkdown(
@@ -247,7 +333,36 @@ class MarkdownPainter:
             lines = self._console.render_lines(markdown, options, pad=False, new_lines=False)
         except Exception:  # Rich trips on some input (a stray `</kbd>`): show it as plain text
             lines = self._console.render_lines(Text(source), options, pad=False, new_lines=False)
-        return tidy(lines)
+            return Painted(tidy(lines))
+        return _code_rows(tidy(lines), markdown.code_lines)
+
+
+def _code_rows(
+    lines: list[list[Segment]], code: list[tuple[int, int, tuple[Segment, ...]]]
+) -> Painted:
+    """The code rows among painted lines, found by their tag, which is then taken off."""
+    painted = Painted(lines)
+    if not code:
+        return painted
+    for y, line in enumerate(lines):
+        x = 0
+        found: int | None = None
+        kept: list[Segment] = []
+        for segment in line:
+            style = segment.style
+            meta = None if style is None or not style._meta else style.meta
+            if meta and CODE_TAG in meta:
+                if found is None:
+                    found = int(meta[CODE_TAG])
+                    block, width, full = code[found]
+                    painted.code[y] = CodeRow(block, x, width, full)
+                segment = Segment(segment.text, style.clear_meta_and_links() if style else None)
+            elif found is None:
+                x += segment.cell_length
+            kept.append(segment)
+        if found is not None:
+            lines[y] = kept
+    return painted
 
 
 def _blank(line: list[Segment]) -> bool:
@@ -292,4 +407,14 @@ def plain(lines: list[list[Segment]]) -> str:
     return "\n".join("".join(segment.text for segment in line).rstrip() for line in lines)
 
 
-__all__ = ["AnswerMarkdown", "MarkdownLook", "MarkdownPainter", "plain", "tidy", "usable_styles"]
+__all__ = [
+    "AnswerMarkdown",
+    "CodeRow",
+    "MarkdownLook",
+    "MarkdownPainter",
+    "Painted",
+    "ScrollingCode",
+    "plain",
+    "tidy",
+    "usable_styles",
+]

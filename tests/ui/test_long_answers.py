@@ -283,13 +283,13 @@ async def lines_rendered(
     """Stream `text` over loopback (in 64-character events) and note the source lines of
     every render the answer's segments ask for."""
     rendered: list[int] = []
-    lines = MarkdownPainter.lines
+    paint = MarkdownPainter.paint  # what the segments render through
 
     def counting(self: MarkdownPainter, source: str, width: int, joins: Joins = NO_JOINS) -> Any:
         rendered.append(source.count("\n") + 1)
-        return lines(self, source, width, joins)
+        return paint(self, source, width, joins)
 
-    monkeypatch.setattr(MarkdownPainter, "lines", counting)
+    monkeypatch.setattr(MarkdownPainter, "paint", counting)
     chunks = tuple(text[i : i + 64] for i in range(0, len(text), 64))
     fake_provider.push(fake.stream(Api.CHAT, Answer(text=chunks)))
     app = make_app(fake_config(fake_provider), tmp_path)
@@ -299,7 +299,7 @@ async def lines_rendered(
         answer = app.pane.current.answer if app.pane.current else None
         assert answer is not None
         assert answer.source == text
-    monkeypatch.setattr(MarkdownPainter, "lines", lines)
+    monkeypatch.setattr(MarkdownPainter, "paint", paint)
     return rendered
 
 
@@ -335,7 +335,7 @@ async def test_the_lines_rendered_grow_linearly_with_a_table_or_list(
 
     async def total(rows: int) -> int:
         rendered: list[int] = []
-        lines = MarkdownPainter.lines
+        lines = MarkdownPainter.paint  # what the segments render through
 
         def counting(
             self: MarkdownPainter, source: str, width: int, joins: Joins = NO_JOINS
@@ -343,7 +343,7 @@ async def test_the_lines_rendered_grow_linearly_with_a_table_or_list(
             rendered.append(source.count("\n") + 1)
             return lines(self, source, width, joins)
 
-        monkeypatch.setattr(MarkdownPainter, "lines", counting)
+        monkeypatch.setattr(MarkdownPainter, "paint", counting)
         text = big_text(kind, rows)
         app = Arrives("", "")
         async with app.run_test(size=(80, 24)) as pilot:
@@ -355,7 +355,7 @@ async def test_the_lines_rendered_grow_linearly_with_a_table_or_list(
             await answer.append("", final=True)
             await pilot.pause()
             assert answer.source == text
-        monkeypatch.setattr(MarkdownPainter, "lines", lines)
+        monkeypatch.setattr(MarkdownPainter, "paint", lines)
         return sum(rendered)
 
     small, large = await total(600), await total(1_200)

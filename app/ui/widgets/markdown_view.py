@@ -14,6 +14,7 @@ from functools import lru_cache
 
 from rich.segment import Segment
 from rich.style import Style
+from textual import events
 from textual.app import App
 from textual.color import Color, ColorParseError
 from textual.geometry import Size
@@ -22,7 +23,7 @@ from textual.strip import Strip
 from textual.widget import Widget
 
 from app.display.markdown_height import NO_JOINS, Joins, estimate_rows
-from app.display.markdown_render import MarkdownLook, MarkdownPainter
+from app.display.markdown_render import CodeRow, MarkdownLook, MarkdownPainter, Painted
 from app.display.open_marks import close_open_marks
 from app.display.segments import Carry
 
@@ -84,21 +85,52 @@ def segment_lines(
     joins: Joins = NO_JOINS,
     streaming: bool = False,
 ) -> list[list[Segment]]:
-    """A segment's lines: a blank line first when it continues the answer (the gap between
-    two blocks), the code block it continues without its top padding line, and its own last
-    code block without the bottom one when the next segment carries it on. A table or list
-    it continues (`carry`) goes on without a gap, drawn as `joins` says. `streaming`: the
-    live end of an answer, drawn with the marks it leaves open closed
-    (app/display/open_marks.py)."""
+    """`segment_painted`'s lines."""
+    return segment_painted(
+        painter,
+        source,
+        width,
+        continued=continued,
+        fence=fence,
+        ends_in_fence=ends_in_fence,
+        carry=carry,
+        joins=joins,
+        streaming=streaming,
+    ).lines
+
+
+def segment_painted(
+    painter: MarkdownPainter,
+    source: str,
+    width: int,
+    *,
+    continued: bool,
+    fence: str,
+    ends_in_fence: bool,
+    carry: Carry | None = None,
+    joins: Joins = NO_JOINS,
+    streaming: bool = False,
+) -> Painted:
+    """A segment's lines (and its code rows): a blank line first when it continues the answer
+    (the gap between two blocks), the code block it continues without its top padding line,
+    and its own last code block without the bottom one when the next segment carries it on.
+    A table or list it continues (`carry`) goes on without a gap, drawn as `joins` says.
+    `streaming`: the live end of an answer, drawn with the marks it leaves open closed
+    (app/display/open_marks.py). Code rows are numbered as in the lines returned."""
     text = carried(source, fence, carry)
-    lines = painter.lines(close_open_marks(text) if streaming else text, width, joins)
+    painted = painter.paint(close_open_marks(text) if streaming else text, width, joins)
+    lines, code = painted.lines, painted.code
+    shift = 0
     if fence and lines:
         del lines[0]
+        shift = -1
     if ends_in_fence and lines:
         del lines[-1]
     if continued and not fence and carry is None and lines:
         lines.insert(0, [])
-    return lines
+        shift = 1
+    rows = {y + shift: row for y, row in code.items() if 0 <= y + shift < len(lines)}
+    return Painted(lines, rows)
 
 
 def segment_rows(
@@ -122,8 +154,8 @@ def segment_rows(
     return rows
 
 
-def render_segment(widget: StreamedMarkdown, width: int, joins: Joins) -> list[list[Segment]]:
-    return segment_lines(
+def render_segment(widget: StreamedMarkdown, width: int, joins: Joins) -> Painted:
+    return segment_painted(
         painter_for(widget.look()),
         widget.source,
         width,
@@ -134,6 +166,41 @@ def render_segment(widget: StreamedMarkdown, width: int, joins: Joins) -> list[l
         joins=joins,
         streaming=widget.streaming,
     )
+
+
+CODE_SCROLL_STEP = 4  # columns a wheel step moves code across
+MORE_RIGHT = "›"  # drawn in a code line's last column when it goes on to the right
+MORE_LEFT = "‹"  # and in its first when it was scrolled past its start
+
+
+def shifted(row: CodeRow, painted: Strip, offset: int, style: Style) -> Strip:
+    """A code row as shown scrolled `offset` columns across: what is before the code (a
+    list's or quote's indent) as painted, then the code's full line from `offset`, with a dim
+    mark at either end where the line goes on beyond what is shown."""
+    full = Strip(list(row.full))
+    end = offset + row.width
+    if offset:
+        fill = row.full[-1].style if row.full else None
+        window = full.crop_extend(offset, end, fill)
+    else:
+        window = full.crop(0, row.width)
+    marks = Style(dim=True)
+    text = full.text
+    if text[end:].strip() and row.width > 1:
+        window = Strip.join([window.crop(0, row.width - 1), _mark(window, row.width - 1, marks)])
+    if offset and text[:offset].strip() and row.width > 2:
+        window = Strip.join([_mark(window, 0, marks), window.crop(1, row.width)])
+    before = painted.crop(0, row.x)
+    after = painted.crop(row.x + row.width, painted.cell_length)
+    return Strip.join([before, window, after]).apply_style(style)
+
+
+def _mark(window: Strip, x: int, marks: Style) -> Strip:
+    """The continuation mark in the colours of the code under it."""
+    under = window.crop(x, x + 1)
+    base = next((segment.style for segment in under if segment.style), None)
+    chars = MORE_RIGHT if x else MORE_LEFT
+    return Strip([Segment(chars, (base or Style()) + marks)], 1)
 
 
 class StreamedMarkdown(Widget):
@@ -175,6 +242,8 @@ class StreamedMarkdown(Widget):
         self._look_source = look
         self._look: MarkdownLook | None = None
         self._lines: list[Strip] = []
+        self._code: dict[int, CodeRow] = {}  # code rows, by y
+        self._offsets: dict[int, int] = {}  # columns each code block is scrolled across
         self._painted: dict[int, Strip] = {}  # lines cropped to width, in the widget's style
         self._style: Style | None = None  # the widget's own style, until the styles change
         self._lines_width = -1  # width the lines were rendered at; -1: render again
@@ -223,7 +292,9 @@ class StreamedMarkdown(Widget):
     def lines_at(self, width: int) -> list[Strip]:
         joins = self.joins_at(width)
         if width != self._lines_width or joins != self._lines_joins:
-            self._lines = [Strip(line) for line in render_segment(self, width, joins)]
+            painted = render_segment(self, width, joins)
+            self._lines = [Strip(line) for line in painted.lines]
+            self._code = painted.code
             self._painted.clear()
             self._lines_width = width
             self._lines_joins = joins
@@ -246,7 +317,12 @@ class StreamedMarkdown(Widget):
             style = self._style
             if y >= len(lines):
                 return Strip.blank(width, style)
-            painted = lines[y].crop_extend(0, width, style).apply_style(style)
+            row = self._code.get(y)
+            if row is not None and (row.overflow or self._offsets.get(row.block)):
+                line = shifted(row, lines[y], self._offsets.get(row.block, 0), style)
+            else:
+                line = lines[y]
+            painted = line.crop_extend(0, width, style).apply_style(style)
             self._painted[y] = painted = painted.apply_offsets(0, y)  # for mouse selection
         selection = self.text_selection
         span = None if selection is None else selection.get_span(y)
@@ -262,7 +338,106 @@ class StreamedMarkdown(Widget):
     def get_selection(self, selection: Selection) -> tuple[str, str] | None:
         """The text under a mouse selection (the default would copy the widget's name)."""
         lines = self.lines_at(self.content_size.width)
-        return selection.extract("\n".join(line.text.rstrip() for line in lines)), "\n"
+        return selection.extract("\n".join(self._shown_text(y) for y in range(len(lines)))), "\n"
+
+    def _shown_text(self, y: int) -> str:
+        """A line's text as shown: a code row's as scrolled across (the columns a selection
+        covers on screen are those of the code under it), its marks aside."""
+        line = self._lines[y]
+        row = self._code.get(y)
+        offset = 0 if row is None else self._offsets.get(row.block, 0)
+        if row is None or not offset:
+            return line.text.rstrip()
+        window = Strip(list(row.full)).crop(offset, offset + row.width)
+        before = line.crop(0, row.x).text
+        after = line.crop(row.x + row.width, line.cell_length).text
+        return (before + window.text + after).rstrip()
+
+    # -- scrolling code across ---------------------------------------------------------------
+
+    def code_offset(self, block: int) -> int:
+        """Columns code block `block` (counted in this segment) is scrolled across."""
+        return self._offsets.get(block, 0)
+
+    def _blocks(self) -> list[int]:
+        return sorted({row.block for row in self._code.values()})
+
+    def _overflow(self, block: int) -> int:
+        return max((r.overflow for r in self._code.values() if r.block == block), default=0)
+
+    def _pieces(self, block: int) -> list[tuple[StreamedMarkdown, int]]:
+        """The segments a code block is cut across, with its number in each: a long block is
+        cut every so many lines (app/display/segments.py), and its pieces scroll together so
+        that its lines stay in line."""
+        siblings = [] if self.parent is None else list(self.parent.children)
+        index = siblings.index(self) if self in siblings else -1
+        pieces = [(self, block)]
+        here, number, at = self, block, index
+        while number == 0 and here.fence and at > 0:  # back to where the block opened
+            previous = siblings[at - 1]
+            if not isinstance(previous, StreamedMarkdown) or not previous.ends_in_fence:
+                break
+            blocks = previous._blocks()
+            if not blocks:
+                break
+            here, number, at = previous, blocks[-1], at - 1
+            pieces.insert(0, (here, number))
+        here, number, at = self, block, index
+        while index >= 0 and here.ends_in_fence and at + 1 < len(siblings):
+            blocks = here._blocks()
+            if not blocks or number != blocks[-1]:
+                break
+            following = siblings[at + 1]
+            if not isinstance(following, StreamedMarkdown) or not following.fence:
+                break
+            if 0 not in following._blocks():
+                break
+            here, number, at = following, 0, at + 1
+            pieces.append((here, number))
+        return pieces
+
+    def scroll_code(self, block: int, delta: int) -> bool:
+        """Scroll code block `block` (and the rest of it in the segments it is cut across)
+        `delta` columns across, within its widest line; whether it moved."""
+        pieces = self._pieces(block)
+        widest = max(widget._overflow(number) for widget, number in pieces)
+        offset = max(0, min(widest, self.code_offset(block) + delta))
+        if offset == self.code_offset(block):
+            return False
+        for widget, number in pieces:
+            widget._offsets[number] = offset
+            widget._painted.clear()
+            widget.refresh()
+        return True
+
+    def _code_block_at(self, event: events.MouseEvent) -> int | None:
+        offset = event.get_content_offset(self)
+        row = None if offset is None else self._code.get(offset.y)
+        return None if row is None else row.block
+
+    def _scroll_across(self, event: events.MouseEvent, delta: int) -> None:
+        block = self._code_block_at(event)
+        if block is not None and self.scroll_code(block, delta):
+            event.stop()
+            event.prevent_default()
+
+    # A horizontal wheel arrives as MouseScrollRight/Left; Shift+wheel (or Ctrl+wheel) as
+    # MouseScrollDown/Up with the modifier set, as Textual's own scrolling reads it.
+
+    def on_mouse_scroll_right(self, event: events.MouseScrollRight) -> None:
+        """Shift+wheel (or a horizontal wheel) over a code block scrolls it across."""
+        self._scroll_across(event, CODE_SCROLL_STEP)
+
+    def on_mouse_scroll_left(self, event: events.MouseScrollLeft) -> None:
+        self._scroll_across(event, -CODE_SCROLL_STEP)
+
+    def on_mouse_scroll_down(self, event: events.MouseScrollDown) -> None:
+        if event.shift or event.ctrl:
+            self._scroll_across(event, CODE_SCROLL_STEP)
+
+    def on_mouse_scroll_up(self, event: events.MouseScrollUp) -> None:
+        if event.shift or event.ctrl:
+            self._scroll_across(event, -CODE_SCROLL_STEP)
 
     def notify_style_update(self) -> None:
         """The theme may have changed: colours come from it."""
@@ -273,12 +448,16 @@ class StreamedMarkdown(Widget):
 
 
 __all__ = [
+    "CODE_SCROLL_STEP",
+    "MORE_LEFT",
+    "MORE_RIGHT",
     "SEGMENT_PADDING",
     "StreamedMarkdown",
     "carried",
     "look_of",
     "painter_for",
     "segment_lines",
+    "segment_painted",
     "segment_rows",
     "theme_colors",
 ]
