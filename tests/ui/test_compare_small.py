@@ -62,8 +62,9 @@ async def test_at_80x24_the_selected_pane_shows_whole_under_a_tab_row(
         pane = screen.panes[0]
         assert screen.ranking.region.height == 1
         assert pane.region.bottom <= screen.ranking.region.y
+        # The whole answer, down to its last line (the pane follows it to its end).
+        await wait_until(pilot, lambda: "end of chat" in screen_text(app), what="its last line")
         text = screen_text(app)
-        assert "end of chat" in text  # the whole answer, down to its last line
         assert "1 cc · complete" in text
         assert "3 rs · complete" in text
         assert "ranking " in text

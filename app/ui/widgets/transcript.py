@@ -21,7 +21,7 @@ from collections.abc import Iterable
 from textual.await_remove import AwaitRemove
 from textual.containers import VerticalScroll
 from textual.events import Click, MouseScrollDown, MouseScrollUp, Resize
-from textual.geometry import Region
+from textual.geometry import Region, Size
 from textual.widget import AwaitMount, Widget
 from textual.widgets import Static
 
@@ -74,13 +74,13 @@ class Transcript(VerticalScroll):
         self._virtualize_seen = 0  # ... as of the queued run
         self._width = 0
         self.following = True  # the view stays at the end as text arrives
+        self.reading_width: int = 0  # columns the content may use; 0: all of them
         self._height_left = 0  # the content's height when the reader scrolled back
         self.marker = NewTextMarker(self)  # composed by the pane, under the transcript
 
     @property
     def overflowing(self) -> bool:
         return self.virtual_size.height > self.scrollable_content_region.height
-        self.reading_width: int = 0  # columns the content may use; 0: all of them
 
     def settle_anchor(self) -> None:
         """After a frame: anchor once the content overflows (while following); drop the anchor
@@ -97,6 +97,13 @@ class Transcript(VerticalScroll):
             and self.scroll_y < self.max_scroll_y
         ):
             self.marker.display = True
+
+    def _scroll_update(self, virtual_size: Size) -> None:
+        """Textual's hook for a new virtual size (a layout changed the content's height): settle
+        the anchor then too. The render clock settles it only on its ticks, and a fast answer's
+        last frame can be laid out after its last settle, leaving the view short of the end."""
+        super()._scroll_update(virtual_size)
+        self.call_after_refresh(self.settle_anchor)
 
     def remove_children(self, selector: str | type[Widget] | Iterable[Widget] = "*") -> AwaitRemove:
         """What is left may be shorter than the view: drop the anchor first (settled again
