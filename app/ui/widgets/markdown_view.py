@@ -252,8 +252,12 @@ class StreamedMarkdown(Widget):
         """Add streamed text; it is drawn on the next layout."""
         if text:
             self.source += text
-            self._lines_width = -1
-            self.refresh(layout=True)
+            self._render_again()
+
+    def _render_again(self) -> None:
+        """What is drawn changed: render the lines again at the next layout."""
+        self._lines_width = -1
+        self.refresh(layout=True)
 
     @property
     def streaming(self) -> bool:
@@ -264,8 +268,7 @@ class StreamedMarkdown(Widget):
     def streaming(self, value: bool) -> None:
         if value != self._streaming:
             self._streaming = value
-            self._lines_width = -1
-            self.refresh(layout=True)
+            self._render_again()
 
     @property
     def ends_in_fence(self) -> bool:
@@ -276,8 +279,7 @@ class StreamedMarkdown(Widget):
     def ends_in_fence(self, value: bool) -> None:
         if value != self._ends_in_fence:
             self._ends_in_fence = value
-            self._lines_width = -1
-            self.refresh(layout=True)
+            self._render_again()
 
     def look(self) -> MarkdownLook:
         if self._look_source is not None:
