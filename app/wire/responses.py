@@ -93,7 +93,8 @@ class ResponsesDecoder:
             self._text_once(self._part_key(event), event.get("text") or event.get("refusal"), out)
         elif kind == "response.content_part.done":
             part = as_dict(event.get("part"))
-            self._text_once(self._part_key(event), part.get("text") or part.get("refusal"), out)
+            if part.get("type") != "reasoning_text":  # a reasoning item's part is not answer text
+                self._text_once(self._part_key(event), part.get("text") or part.get("refusal"), out)
         elif kind in _ARGS_DONE:
             index = self._index(event)
             self._ensure_call(index, event, out)
