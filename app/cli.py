@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from app import __version__
-from app.config import (
+from app.settings.config import (
     API_NAMES,
     Config,
     ConfigError,
@@ -31,11 +31,11 @@ from app.config import (
     base_url_problem,
     load_config,
 )
-from app.paths import create_config_hint, example_config, locate_config
+from app.settings.paths import create_config_hint, example_config, locate_config
 from app.wire.engine import Api
 
 if TYPE_CHECKING:
-    from app.ask import Question
+    from app.headless.ask import Question
     from app.store import Store
 
 EXIT_USAGE = 2
@@ -147,8 +147,8 @@ def crash_report(args: argparse.Namespace, environ: Mapping[str, str]) -> str:
     and the flags name replaced; what to report, never a key."""
     import traceback
 
-    from app.api_keys import config_secrets
-    from app.redaction import scrub
+    from app.settings.api_keys import config_secrets
+    from app.settings.redaction import scrub
 
     secrets: list[str] = []
     with contextlib.suppress(Exception):  # a config that cannot be read names no secrets
@@ -173,14 +173,14 @@ def _dispatch(
     if command == "export":
         return _export(args, stdout, stderr)
     if command == "replay":
-        from app.replay import replay
+        from app.headless.replay import replay
 
         return replay(args.file, stdout, stderr)
     if command == "config":
         return _config(args, environ, stdout)
     config = _load(args, environ, stderr)
     if command == "providers":
-        from app.provider_list import format_providers
+        from app.headless.provider_list import format_providers
 
         stdout.write(format_providers(config, environ))
         if config.path is None:
@@ -263,8 +263,8 @@ def _ask(
     stdout: TextIO,
     stderr: TextIO,
 ) -> int:
-    from app.api_keys import MissingApiKey, require_api_key
-    from app.ask import AskJob, run_ask
+    from app.headless.ask import AskJob, run_ask
+    from app.settings.api_keys import MissingApiKey, require_api_key
 
     if args.compare:
         return _ask_compare(args, config, environ, stdin, stdout, stderr)
@@ -285,9 +285,9 @@ def _ask_compare(
     stdout: TextIO,
     stderr: TextIO,
 ) -> int:
-    from app.api_keys import MissingApiKey, require_api_key
     from app.compare import CompareSpecError, parse_compare
-    from app.compare.headless import CompareJob, run_compare
+    from app.headless.compare import CompareJob, run_compare
+    from app.settings.api_keys import MissingApiKey, require_api_key
 
     clashing = [
         flag
@@ -321,7 +321,7 @@ def _question(
     args: argparse.Namespace, config: Config, environ: Mapping[str, str], stdin: TextIO
 ) -> Question:
     """What `ask` and `ask --compare` take alike from the flags and the config."""
-    from app.ask import Question
+    from app.headless.ask import Question
 
     return Question(
         prompt=read_prompt(args.prompt, stdin),

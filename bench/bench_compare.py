@@ -81,9 +81,9 @@ async def plain_streams(url: str, count: int, out: Path) -> None:
     import asyncio
     import resource
 
-    from app.config import ProviderConfig
-    from app.conversation import Conversation
     from app.providers.client import ProviderClient
+    from app.settings.config import ProviderConfig
+    from app.wire.conversation import Conversation
     from app.wire.engine import Api
     from app.wire.turn import Turn
 

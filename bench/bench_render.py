@@ -282,9 +282,9 @@ def run_floor(tokens: tuple[str, ...], rate: float, label: str, work: Path) -> R
 
 
 async def floor_client(base_url: str, out: Path) -> None:
-    from app.config import ProviderConfig
-    from app.conversation import Conversation
     from app.providers.client import ProviderClient
+    from app.settings.config import ProviderConfig
+    from app.wire.conversation import Conversation
     from app.wire.events import Event, TextDelta
     from app.wire.turn import Turn
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from app.config import Config, ProviderConfig
+from app.settings.config import Config, ProviderConfig
 
 MIN_PANES = 2
 MAX_PANES = 4

@@ -13,8 +13,8 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from app.config import ProviderConfig
 from app.display.speed import Rate, format_seconds, tokens_per_second
+from app.settings.config import ProviderConfig
 from app.wire.engine import Api
 from app.wire.events import Usage
 from app.wire.turn import Turn, TurnStatus

@@ -9,7 +9,6 @@ leave those out and stay short enough for a pane a third of the screen wide:
 from __future__ import annotations
 
 from app.compare.stats import PaneStats, format_cost
-from app.config import ProviderConfig
 from app.display.sanitize import clean_line
 from app.display.speed import estimate_tokens, format_seconds
 from app.display.status_line import (
@@ -24,6 +23,7 @@ from app.display.status_line import (
     error_segment,
 )
 from app.display.turn_watch import STREAMING, WAITING, TurnWatch
+from app.settings.config import ProviderConfig
 from app.wire.turn import Turn, TurnStatus
 
 READY = "ready"  # a pane asked nothing yet

@@ -16,7 +16,6 @@ import json
 from dataclasses import dataclass, replace
 from typing import Any
 
-from app.config import DEMO, Config, ProviderConfig
 from app.demo.frames import frames
 from app.demo.loopback import (
     Cut,
@@ -29,6 +28,7 @@ from app.demo.loopback import (
     json_reply,
 )
 from app.demo.samples import sample_for
+from app.settings.config import DEMO, Config, ProviderConfig
 from app.wire.engine import Api
 
 DEMO_APIS = {DEMO: Api.CHAT, "demo-messages": Api.MESSAGES, "demo-responses": Api.RESPONSES}

@@ -32,8 +32,6 @@ from typing import Any
 
 import httpx
 
-from app.config import ProviderConfig
-from app.conversation import Conversation
 from app.providers.documents import document_events
 from app.providers.errors import (
     MAX_ERROR_BODY,
@@ -47,7 +45,8 @@ from app.providers.errors import (
 from app.providers.inflate import body_pieces
 from app.providers.record import RecordedExchange, Recorder
 from app.providers.requests import build_request, endpoint_url, request_headers
-from app.redaction import (
+from app.settings.config import ProviderConfig
+from app.settings.redaction import (
     REDACTED,
     Redactor,
     provider_secrets,
@@ -57,6 +56,7 @@ from app.redaction import (
     url_secrets,
     without_userinfo,
 )
+from app.wire.conversation import Conversation
 from app.wire.engine import StreamEngine
 from app.wire.events import (
     Event,

@@ -22,7 +22,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import httpx
 
-from app.redaction import REDACTED, scrub
+from app.settings.redaction import REDACTED, scrub
 from app.wire.events import StreamError
 from app.wire.surrogates import mend
 

@@ -16,10 +16,10 @@ A response line is missing when no answer arrived. Several exchanges may share a
 line carries `"n"`, the exchange's number in the file, so concurrent streams can interleave.
 
 Secrets never reach the file: auth headers (`Authorization`, `x-api-key`, ...) are replaced by
-"[redacted]", the URL loses its userinfo, and every secret of the provider (app/redaction.py)
-is replaced wherever it appears, in the request body and in response bytes, even when a server
-echoes it split across two network reads: a read's last bytes that could start a secret are
-held back and written with the next read (or at the end).
+"[redacted]", the URL loses its userinfo, and every secret of the provider
+(app/settings/redaction.py) is replaced wherever it appears, in the request body and in
+response bytes, even when a server echoes it split across two network reads: a read's last
+bytes that could start a secret are held back and written with the next read (or at the end).
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any
 
-from app.redaction import Redactor, redact_url, scrub_json, secret_name
+from app.settings.redaction import Redactor, redact_url, scrub_json, secret_name
 
 FORMAT = "triptych-recording/1"
 FRAGMENT = 8  # this many characters of a secret in a row are redacted in response bytes

@@ -15,8 +15,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from app.config import ENDPOINTS, ProviderConfig
-from app.conversation import Conversation, Message
+from app.settings.config import ENDPOINTS, ProviderConfig
+from app.wire.conversation import Conversation, Message
 from app.wire.engine import Api
 from app.wire.turn import ToolCall, Turn
 

@@ -9,8 +9,10 @@ never holds API keys, so nothing here needs scrubbing; tests assert that stays t
 from __future__ import annotations
 
 import json
+import os
 import re
 from datetime import datetime
+from pathlib import Path
 from typing import Any, Literal
 
 from app.display.plain_text import plain_snippet
@@ -200,3 +202,22 @@ __all__ = [
     "to_markdown",
     "visible",
 ]
+
+
+def write_export(folder: Path, conv_id: int, title: str, fmt: str, text: str) -> Path:
+    """Write an export to a new file named after the conversation, owner-only like the history,
+    never over an earlier one (`triptych-12-my-title-2.md`)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    stem = f"triptych-{conv_id}"
+    slug = "-".join(re.findall(r"[A-Za-z0-9]+", title.lower()))[:40].strip("-")
+    if slug:
+        stem += f"-{slug}"
+    path = folder / f"{stem}.{fmt}"
+    number = 2
+    while path.exists():
+        path = folder / f"{stem}-{number}.{fmt}"
+        number += 1
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(text)
+    return path

@@ -12,7 +12,7 @@ import sqlite3
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from app.conversation import Conversation, Message
+from app.wire.conversation import Conversation, Message
 from app.wire.events import Source, StreamError, Usage
 from app.wire.turn import ToolCall, Turn, TurnStatus
 

@@ -19,11 +19,12 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.theme import Theme
 
-from app.config import Config, ProviderConfig
 from app.demo.server import is_demo
-from app.paths import config_path, state_path, user_themes_dir
-from app.state import State, load_state, save_state
+from app.settings.config import Config, ProviderConfig
+from app.settings.paths import config_path, state_path, user_themes_dir
+from app.settings.state import State, load_state, save_state
 from app.store import history_path
+from app.store.session import History, PaneHistory
 from app.ui import textual_layout
 from app.ui.clipboard import copy_text
 from app.ui.commands import Choice, TriptychCommands
@@ -37,7 +38,6 @@ from app.ui.render_clock import RenderClock
 from app.ui.screens.chat import ChatScreen
 from app.ui.screens.compare import CompareScreen
 from app.ui.screens.keys import KeysScreen, key_groups
-from app.ui.session_store import History, PaneHistory
 from app.ui.themes import DEFAULT_THEME, load_themes
 from app.ui.widgets.assistant_turn import AssistantTurn
 from app.ui.widgets.chat_pane import ChatPane, Connect

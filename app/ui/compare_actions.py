@@ -13,15 +13,15 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from app.compare.spec import MAX_PANES, compare_provider
-from app.config import ProviderConfig
-from app.conversation import Conversation
+from app.settings.config import ProviderConfig
 from app.store import StoredConversation
+from app.store.session import ConversationRecord, PaneHistory
 from app.ui.commands import Choice, show_choices
 from app.ui.model_choice import describe
 from app.ui.screens.compare import CompareScreen
-from app.ui.session_store import ConversationRecord, PaneHistory
 from app.ui.widgets.compare_pane import ComparePane, settled_history, show_conversation
 from app.ui.widgets.compare_panes import PaneMaker
+from app.wire.conversation import Conversation
 
 if TYPE_CHECKING:
     from app.ui.app import TriptychApp

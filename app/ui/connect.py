@@ -10,10 +10,10 @@ import contextlib
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from app.api_keys import require_api_key
-from app.config import Config, ProviderConfig
 from app.providers.client import ProviderClient
-from app.state import State
+from app.settings.api_keys import require_api_key
+from app.settings.config import Config, ProviderConfig
+from app.settings.state import State
 
 if TYPE_CHECKING:
     from app.demo.server import DemoServer

@@ -2,7 +2,7 @@
 
 Textual's own report shows each frame's local variables, and those hold API keys (a client, a
 request's headers, a base URL with `?key=`). This one shows the frames and the exception only,
-with every secret of every configured provider (app/redaction.py) replaced.
+with every secret of every configured provider (app/settings/redaction.py) replaced.
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ import traceback
 
 from rich.text import Text
 
-from app.api_keys import config_secrets
-from app.config import Config
-from app.redaction import scrub
+from app.settings.api_keys import config_secrets
+from app.settings.config import Config
+from app.settings.redaction import scrub
 
 
 def crash_report(config: Config) -> Text:

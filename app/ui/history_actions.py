@@ -12,10 +12,10 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from app.store import ConversationNotFound, ExportFormat, StoredConversation, StoreError
+from app.store.session import ConversationRecord, History, PaneHistory
 from app.ui.commands import Choice
 from app.ui.compare_actions import leave_comparison
 from app.ui.screens.history import HistoryScreen
-from app.ui.session_store import ConversationRecord, History, PaneHistory
 
 if TYPE_CHECKING:
     from app.ui.app import TriptychApp

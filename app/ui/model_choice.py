@@ -14,11 +14,11 @@ from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import Any
 
-from app.config import ProviderConfig
 from app.display.sanitize import clean_line
-from app.provider_list import key_status
+from app.headless.provider_list import key_status
 from app.providers.errors import ProviderError
-from app.state import valid_model_id
+from app.settings.config import ProviderConfig
+from app.settings.state import valid_model_id
 from app.ui.commands import Choice, Typed, show_choices
 
 CURRENT = "current model"

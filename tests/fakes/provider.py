@@ -15,7 +15,6 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from app.config import ProviderConfig
 from app.demo.frames import Answer, ToolUse, frames
 from app.demo.loopback import (
     Cut,
@@ -27,6 +26,7 @@ from app.demo.loopback import (
     Step,
     json_reply,
 )
+from app.settings.config import ProviderConfig
 from app.wire.engine import Api
 
 SSE = (("Content-Type", "text/event-stream"),)

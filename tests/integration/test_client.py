@@ -8,12 +8,12 @@ import time
 
 import pytest
 
-from app.config import ProviderConfig
-from app.conversation import Conversation
 from app.demo.frames import INTERRUPTED_MESSAGE, Answer, frames
 from app.demo.loopback import Reply, Send
 from app.providers.client import ProviderClient, Timing
 from app.providers.errors import ProviderError
+from app.settings.config import ProviderConfig
+from app.wire.conversation import Conversation
 from app.wire.engine import Api
 from app.wire.events import Event, TextDelta
 from app.wire.turn import Turn, TurnStatus

@@ -9,8 +9,8 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
-from app.config import Config, UiSettings
 from app.providers.requests import TOOL_NOT_RUN
+from app.settings.config import Config, UiSettings
 from app.ui.app import TriptychApp
 from app.wire.engine import Api
 from tests.fakes import provider as fake

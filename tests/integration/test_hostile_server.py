@@ -23,9 +23,9 @@ from pathlib import Path
 import pytest
 
 from app import cli
-from app.config import ProviderConfig
 from app.providers.client import ProviderClient
 from app.providers.errors import ProviderError
+from app.settings.config import ProviderConfig
 from app.wire.engine import Api
 from tests.fakes.hostile import HostileServer, random_responses, response, sse_body
 

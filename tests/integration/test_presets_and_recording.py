@@ -9,12 +9,12 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from app.api_keys import resolve_api_key
-from app.config import DEMO, load_config
-from app.conversation import Conversation
 from app.demo.frames import Answer, frames
 from app.providers.client import ProviderClient
 from app.providers.record import Recorder, read_recording
+from app.settings.api_keys import resolve_api_key
+from app.settings.config import DEMO, load_config
+from app.wire.conversation import Conversation
 from app.wire.engine import Api, decode_bytes
 from app.wire.turn import Turn, TurnStatus
 from tests.fakes import provider as fake

@@ -19,14 +19,14 @@ from typing import Any
 import pytest
 
 from app import cli
-from app.config import Config, ProviderConfig
-from app.conversation import Conversation
 from app.demo.frames import Answer, ToolUse, frames, sse
 from app.demo.loopback import Pause, Reply, Send
 from app.providers.client import ProviderClient
 from app.providers.errors import ProviderError
 from app.providers.record import Recorder, read_recording
+from app.settings.config import Config, ProviderConfig
 from app.store import Store, export_conversation, format_history
+from app.wire.conversation import Conversation
 from app.wire.engine import Api
 from app.wire.turn import Turn, TurnStatus
 from tests.fakes import provider as fake

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from app.store import Store
-from app.ui.session_store import History
+from app.store.session import History
 
 ROOT = Path(__file__).resolve().parents[2]
 HEADER, FRAME_HEADER = 32, 24

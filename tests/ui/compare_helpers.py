@@ -12,8 +12,8 @@ from typing import Any
 from textual.command import CommandPalette
 from textual.pilot import Pilot
 
-from app.config import Config, ProviderConfig
 from app.demo.frames import Answer
+from app.settings.config import Config, ProviderConfig
 from app.store import Store, StoredConversation
 from app.ui.app import TriptychApp
 from app.ui.screens.compare import CompareScreen

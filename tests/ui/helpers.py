@@ -10,7 +10,7 @@ from typing import Any
 
 from textual.pilot import Pilot
 
-from app.config import Config, ProviderConfig, UiSettings
+from app.settings.config import Config, ProviderConfig, UiSettings
 from app.ui.app import TriptychApp
 from app.wire.engine import Api
 from tests.fakes.provider import FakeProvider

@@ -12,10 +12,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from app.config import Config, ProviderConfig, UiSettings
-from app.conversation import Conversation
 from app.providers.client import Timing
+from app.settings.config import Config, ProviderConfig, UiSettings
 from app.ui.app import TriptychApp
+from app.wire.conversation import Conversation
 from app.wire.engine import Api
 from app.wire.events import Event, ReasoningDelta, TextDelta, ToolCallArgsDelta, ToolCallStart
 from app.wire.turn import Turn

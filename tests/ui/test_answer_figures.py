@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.config import Config, UiSettings
 from app.demo.frames import Answer
+from app.settings.config import Config, UiSettings
 from app.ui.widgets.assistant_turn import AssistantTurn
 from app.ui.widgets.history_turn import StoredTurnInfo
 from app.wire.engine import Api

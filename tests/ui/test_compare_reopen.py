@@ -15,8 +15,8 @@ from textual.command import CommandPalette
 from textual.pilot import Pilot
 
 from app.compare.stats import format_cost, turn_cost
-from app.config import Config
 from app.display.speed import format_seconds
+from app.settings.config import Config
 from app.ui.compare_actions import leave_comparison
 from app.ui.screens.chat import ChatScreen
 from app.ui.screens.compare import CompareScreen

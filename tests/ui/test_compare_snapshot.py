@@ -13,12 +13,12 @@ from typing import Any
 
 from textual.pilot import Pilot
 
-from app.config import Config, ProviderConfig
-from app.conversation import Conversation
 from app.providers.client import Timing
+from app.settings.config import Config, ProviderConfig
 from app.ui.app import TriptychApp
 from app.ui.screens.compare import CompareScreen
 from app.ui.widgets.prompt import PromptInput
+from app.wire.conversation import Conversation
 from app.wire.engine import Api
 from app.wire.events import (
     EndOfStream,

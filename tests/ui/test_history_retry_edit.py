@@ -8,7 +8,7 @@ import sqlite3
 from dataclasses import replace
 from pathlib import Path
 
-from app.config import Config, UiSettings
+from app.settings.config import Config, UiSettings
 from app.ui.screens.chat import ChatScreen
 from app.ui.widgets.assistant_turn import AssistantTurn
 from app.ui.widgets.prompt import PromptInput

@@ -1,4 +1,4 @@
-"""The glue between panes and the store (app/ui/session_store.py), without a screen: prompts go
+"""The glue between panes and the store (app/store/session.py), without a screen: prompts go
 in first, answers are saved while they stream and finally once, and a broken file turns history
 off with one message instead of an exception."""
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 from app.providers.client import Timing
 from app.store import Store, StoredConversation, StoredMessage
-from app.ui.session_store import History, PaneHistory, continued_conversation
+from app.store.session import History, PaneHistory, continued_conversation
 from app.ui.widgets.history_turn import window_start
 from app.wire.events import StreamError, TextDelta
 from app.wire.turn import Turn, TurnStatus

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from app.config import Config, ProviderConfig, UiSettings
 from app.demo.frames import Answer, frames
+from app.settings.config import Config, ProviderConfig, UiSettings
 from app.wire.engine import Api
 from app.wire.turn import TurnStatus
 from tests.fakes import provider as fake

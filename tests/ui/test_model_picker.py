@@ -14,7 +14,7 @@ import pytest
 from textual.command import CommandPalette
 from textual.pilot import Pilot
 
-from app.config import Config
+from app.settings.config import Config
 from app.ui.app import TriptychApp
 from app.wire.engine import Api
 from tests.fakes import provider as fake

@@ -7,7 +7,7 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
-from app.config import Config, ProviderConfig
+from app.settings.config import Config, ProviderConfig
 from app.ui.app import TriptychApp
 from app.wire.engine import Api
 from tests.ui.helpers import SIZE, make_app, wait_until
@@ -131,7 +131,7 @@ async def test_an_explicit_provider_is_not_marked_and_ignores_the_default(tmp_pa
 def themed(theme: str | None) -> Config:
     from dataclasses import replace
 
-    from app.config import UiSettings
+    from app.settings.config import UiSettings
 
     return replace(config(), ui=UiSettings(theme=theme))
 

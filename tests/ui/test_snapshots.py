@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
-from app.config import Config
 from app.demo.server import with_demo_providers
+from app.settings.config import Config
 from app.ui.app import TriptychApp
 from app.ui.screens.keys import KeysScreen
 from app.ui.widgets.prompt import PromptInput

@@ -10,7 +10,7 @@ import pytest
 from textual.color import Color
 from textual.pilot import Pilot
 
-from app.config import Config, UiSettings
+from app.settings.config import Config, UiSettings
 from app.ui.app import TriptychApp
 from app.ui.themes import load_themes
 from app.wire.engine import Api

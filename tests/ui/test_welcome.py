@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from app.config import Config
 from app.demo.server import with_demo_providers
-from app.paths import config_path
+from app.settings.config import Config
+from app.settings.paths import config_path
 from app.ui.widgets.welcome import Welcome
 from app.wire.engine import Api
 from tests.fakes import provider as fake

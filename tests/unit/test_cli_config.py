@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from app import cli
-from app.config import load_config
+from app.settings.config import load_config
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -36,8 +36,8 @@ def explode(*args: object, **kwargs: object) -> int:
 @pytest.mark.parametrize(
     ("target", "argv"),
     [
-        ("app.ask.run_ask", ["ask", "hello"]),
-        ("app.provider_list.format_providers", ["providers"]),
+        ("app.headless.ask.run_ask", ["ask", "hello"]),
+        ("app.headless.provider_list.format_providers", ["providers"]),
     ],
 )
 def test_a_crash_is_reported_without_secrets_and_exits_1(

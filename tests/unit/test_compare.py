@@ -28,9 +28,9 @@ from app.compare import (
     ranking_line,
     turn_cost,
 )
-from app.config import Config, ConfigError, ProviderConfig
 from app.demo.frames import Answer
 from app.demo.loopback import Pause, Reply
+from app.settings.config import Config, ConfigError, ProviderConfig
 from app.wire.engine import Api
 from app.wire.events import Usage
 from app.wire.turn import Turn, TurnStatus

@@ -18,8 +18,8 @@ from app.compare.stats import (
     ranking_forms,
     ranking_line,
 )
-from app.config import ProviderConfig
 from app.demo.frames import Answer
+from app.settings.config import ProviderConfig
 from app.wire.engine import Api
 from app.wire.events import Usage
 from app.wire.turn import Turn, TurnStatus

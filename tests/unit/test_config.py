@@ -6,12 +6,19 @@ from pathlib import Path
 
 import pytest
 
-from app.api_keys import MissingApiKey, require_api_key, resolve_api_key
-from app.config import DEMO, Config, ConfigError, ProviderConfig, demo_provider, load_config
 from app.demo.server import with_demo_providers
-from app.paths import config_path, data_dir, locate_config, state_path, user_themes_dir
-from app.provider_list import format_providers
-from app.toml_lines import KeyLines, dotted, split_keys
+from app.headless.provider_list import format_providers
+from app.settings.api_keys import MissingApiKey, require_api_key, resolve_api_key
+from app.settings.config import (
+    DEMO,
+    Config,
+    ConfigError,
+    ProviderConfig,
+    demo_provider,
+    load_config,
+)
+from app.settings.paths import config_path, data_dir, locate_config, state_path, user_themes_dir
+from app.settings.toml_lines import KeyLines, dotted, split_keys
 from app.wire.engine import Api
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from app import cli
-from app.config import Config, ConfigError, load_config
 from app.demo.loopback import Reply, Send
+from app.settings.config import Config, ConfigError, load_config
 from tests.fakes.provider import FakeProvider
 
 PROVIDER = '[providers.p]\napi = "chat"\nbase_url = "http://h/v1"\nmodel = "m"\n'

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from app import cli
-from app.config import ConfigError, load_config
+from app.settings.config import ConfigError, load_config
 
 PROVIDER = '[providers.p]\napi = "chat"\nmodel = "m"\nbase_url = "{url}"\n'
 

@@ -7,10 +7,10 @@ import asyncio
 
 import pytest
 
-from app.config import ProviderConfig
-from app.conversation import Conversation
 from app.providers.client import ProviderClient
 from app.providers.requests import endpoint_url
+from app.settings.config import ProviderConfig
+from app.wire.conversation import Conversation
 from app.wire.engine import Api
 from app.wire.turn import Turn
 from tests.fakes import provider as fake

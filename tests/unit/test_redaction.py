@@ -1,12 +1,12 @@
-"""What counts as a provider's secret, and scrubbing streams of pieces (app/redaction.py)."""
+"""What counts as a provider's secret, and scrubbing streams of pieces (settings/redaction.py)."""
 
 from __future__ import annotations
 
 import base64
 import random
 
-from app.config import ProviderConfig
-from app.redaction import (
+from app.settings.config import ProviderConfig
+from app.settings.redaction import (
     Redactor,
     looks_like_key,
     provider_secrets,

@@ -7,8 +7,6 @@ from dataclasses import replace
 
 import pytest
 
-from app.config import ProviderConfig
-from app.conversation import Conversation
 from app.demo.frames import Answer, ToolUse, frames
 from app.providers.requests import (
     ANTHROPIC_VERSION,
@@ -18,6 +16,8 @@ from app.providers.requests import (
     endpoint_url,
     request_headers,
 )
+from app.settings.config import ProviderConfig
+from app.wire.conversation import Conversation
 from app.wire.engine import Api, decode_bytes
 from app.wire.events import ReasoningDelta, TextDelta, ToolCallArgsDelta, ToolCallStart
 from app.wire.turn import Turn

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from app.state import State, load_state, save_state
+from app.settings.state import State, load_state, save_state
 
 
 def test_round_trip_through_a_real_file(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from app.state import State, load_state, save_state, valid_model_id
+from app.settings.state import State, load_state, save_state, valid_model_id
 
 HOSTILE = ["\x1b]0;pwned\x07m", "m\nmodel = 'x'", "m\x9b31m", "m\u202egnp.exe", "", " m"]
 

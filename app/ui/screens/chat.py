@@ -15,10 +15,10 @@ from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.widgets import Footer, Header
 
-from app.conversation import Conversation
 from app.ui.widgets.chat_pane import ChatPane
 from app.ui.widgets.prompt import PromptInput
 from app.ui.widgets.welcome import Welcome, WelcomeFacts
+from app.wire.conversation import Conversation
 
 
 class ChatScreen(Screen[None]):

@@ -29,12 +29,12 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header
 
 from app.compare.spec import MAX_PANES, MIN_PANES, pane_labels
-from app.config import ProviderConfig
+from app.settings.config import ProviderConfig
+from app.store.session import ConversationRecord, PaneHistory
 from app.ui.clipboard import copy_text
 from app.ui.commands import Choice, show_choices
 from app.ui.model_choice import describe, model_names, show_models
 from app.ui.render_clock import MAX_PERIOD
-from app.ui.session_store import ConversationRecord, PaneHistory
 from app.ui.widgets.chat_pane import ChatPane
 from app.ui.widgets.compare_pane import ComparePane, settled_history, show_conversation
 from app.ui.widgets.compare_panes import ComparePanes, PaneMaker

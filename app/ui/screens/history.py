@@ -21,7 +21,7 @@ from textual.widgets import Footer, Header, Input, OptionList, Static
 
 from app.display.sanitize import clean_line
 from app.store import ConversationSummary
-from app.ui.session_store import History
+from app.store.session import History
 from app.ui.widgets.history_dialogs import ConfirmDelete, RenameDialog
 from app.ui.widgets.history_list import HistoryList
 

@@ -4,7 +4,7 @@ The pane owns the worker (`@work(group="stream", exclusive=True)` on the pane, s
 side never cancel each other) and the Conversation. The worker only awaits the client, which
 fills the Turn in place; drawing happens when the app's render clock calls `flush`.
 
-History goes through the pane's `PaneHistory` (app/ui/session_store.py): the worker waits for
+History goes through the pane's `PaneHistory` (app/store/session.py): the worker waits for
 the prompt to be stored before the request, the turn is saved from `flush` (throttled) while it
 streams, and once more as soon as it settles (from the worker or `stop`, not when the screen
 has caught up). The writes themselves run on the history's writer thread.
@@ -24,19 +24,19 @@ from textual.message import Message
 from textual.widgets import Button
 from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
-from app.config import ConfigError, ProviderConfig
-from app.conversation import Conversation
 from app.display.status_line import StatusInput, answer_label, status_segments
 from app.display.turn_watch import TurnWatch, settled_watch
 from app.providers.client import Timing
+from app.settings.config import ConfigError, ProviderConfig
 from app.store import StoredConversation, StoredMessage
+from app.store.session import PaneHistory, TurnRecord, continued_conversation
 from app.ui.render_clock import RenderClock
-from app.ui.session_store import PaneHistory, TurnRecord, continued_conversation
 from app.ui.widgets.assistant_turn import AssistantTurn
 from app.ui.widgets.history_turn import EarlierMessages, mount_stored, window_start
 from app.ui.widgets.status_bar import StatusBar
 from app.ui.widgets.transcript import Transcript
 from app.ui.widgets.user_message import UserMessage
+from app.wire.conversation import Conversation
 from app.wire.turn import Turn, TurnStatus
 
 STATUS_PERIOD = 0.1  # the status bar redraws at most 10 times a second

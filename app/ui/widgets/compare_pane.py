@@ -18,12 +18,12 @@ from textual.widgets import Static
 
 from app.compare.stats import PaneStats, PaneTimes, pane_stats
 from app.compare.status import READY, header_segments, pane_status_segments
-from app.conversation import Conversation
 from app.display.turn_watch import TurnWatch
 from app.ui.widgets.assistant_turn import AssistantTurn
 from app.ui.widgets.chat_pane import ChatPane
 from app.ui.widgets.status_bar import segments_content
 from app.ui.widgets.user_message import UserMessage
+from app.wire.conversation import Conversation
 
 
 class ComparePaneHeader(Static):

@@ -6,9 +6,9 @@ from dataclasses import dataclass
 
 from textual.containers import Container
 
-from app.config import ProviderConfig
+from app.settings.config import ProviderConfig
+from app.store.session import PaneHistory
 from app.ui.render_clock import RenderClock
-from app.ui.session_store import PaneHistory
 from app.ui.widgets.chat_pane import Connect
 from app.ui.widgets.compare_pane import ComparePane
 

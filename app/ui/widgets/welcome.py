@@ -13,7 +13,7 @@ from pathlib import Path
 from textual.content import Content
 from textual.widgets import Static
 
-from app.paths import create_config_hint
+from app.settings.paths import create_config_hint
 
 DEMO_WORDS = (
     ("think", "reasoning streams first"),

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, AnyStr, Generic
 from urllib.parse import parse_qsl, unquote, urlsplit, urlunsplit
 
 if TYPE_CHECKING:
-    from app.config import ProviderConfig
+    from app.settings.config import ProviderConfig
 
 REDACTED = "[redacted]"
 MIN_DERIVED = 4  # a value found by its name (a user name, a param) shorter than this is not

@@ -10,8 +10,8 @@ import os
 from collections.abc import Mapping
 from urllib.parse import urlsplit, urlunsplit
 
-from app.config import DEMO, Config, ProviderConfig
-from app.redaction import shown_env_name
+from app.settings.config import DEMO, Config, ProviderConfig
+from app.settings.redaction import shown_env_name
 
 COLUMNS = ("provider", "api", "model", "key", "base url")
 

@@ -22,14 +22,14 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TextIO
 
-from app.config import ProviderConfig
-from app.conversation import Conversation
 from app.demo.samples import DEMO_LABEL
 from app.demo.server import DemoServer, Pacing, is_demo, start_demo_server
 from app.display.sanitize import clean
 from app.providers.client import ProviderClient, Timing
 from app.providers.record import Recorder
-from app.redaction import provider_secrets, scrub
+from app.settings.config import ProviderConfig
+from app.settings.redaction import provider_secrets, scrub
+from app.wire.conversation import Conversation
 from app.wire.events import Event, ReasoningDelta, TextDelta
 from app.wire.turn import Turn, TurnStatus
 

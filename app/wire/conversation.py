@@ -1,4 +1,4 @@
-"""A conversation as the app keeps it, independent of any wire format.
+"""A conversation as the app keeps it, independent of any wire format: what a request sends back.
 
 Requests are built from this (each format maps it its own way), the UI shows it and the store
 saves it. An assistant message keeps its whole `Turn`, so what a provider asks to have sent back
@@ -34,3 +34,6 @@ class Conversation:
         message = Message("assistant", turn.text, turn)
         self.messages.append(message)
         return message
+
+
+__all__ = ["Conversation", "Message"]

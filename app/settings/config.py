@@ -1,7 +1,7 @@
 """The user's configuration: TOML read with tomllib, validated into dataclasses.
 
 The user's file is only read, never rewritten (what the app remembers goes to state.toml, see
-app/state.py), so their comments survive. Any problem with it becomes one ConfigError naming the
+state.py), so their comments survive. Any problem with it becomes one ConfigError naming the
 file, the line and the key, which the CLI prints before exiting with status 2 — never a traceback.
 No message, warning or repr ever contains an API key.
 """
@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from app.paths import locate_config
-from app.redaction import looks_like_key
-from app.toml_lines import KeyLines, Keys, dotted
+from app.settings.paths import locate_config
+from app.settings.redaction import looks_like_key
+from app.settings.toml_lines import KeyLines, Keys, dotted
 from app.wire.engine import Api
 
 DEMO = "demo"

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from app.providers.client import Timing
 from app.store import ConversationNotFound, Kind, Store, StoredConversation, StoredMessage
@@ -20,8 +21,17 @@ from app.store.records import turn_columns
 from app.store.saver import SaveSchedule
 from app.wire.turn import Turn
 
-if TYPE_CHECKING:
-    from app.ui.session_store import History
+
+class Writes(Protocol):
+    """What a record needs of the session's History (app/store/session.py, which builds records:
+    naming it here would import it back)."""
+
+    @property
+    def store(self) -> Store | None: ...
+
+    def submit(self, write: Callable[[Store], None]) -> Future[None]: ...
+
+    def record(self, *, kind: Kind = "chat", system: str | None = None) -> ConversationRecord: ...
 
 
 def done_future() -> Future[None]:
@@ -38,7 +48,7 @@ class ConversationRecord:
     reads them only after `History.wait` (its reads and exports wait).
     """
 
-    def __init__(self, history: History, *, kind: Kind, system: str | None) -> None:
+    def __init__(self, history: Writes, *, kind: Kind, system: str | None) -> None:
         self.history = history
         self.kind: Kind = kind
         self.system = system
@@ -131,7 +141,7 @@ class TurnRecord:
     instance's lock never piles up copies of a long answer.
     """
 
-    def __init__(self, history: History) -> None:
+    def __init__(self, history: Writes) -> None:
         self.history = history
         self.turn_id: int | None = None  # set on the writer thread once the row exists
         self.started: Future[None] = done_future()  # the row (and so its prompt) is stored

@@ -18,8 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
-import re
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future
@@ -27,7 +25,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from app.conversation import Conversation, Message
 from app.store import (
     ConversationNotFound,
     ConversationSummary,
@@ -40,16 +37,18 @@ from app.store import (
 )
 from app.store.db import BUSY_TIMEOUT_MS
 from app.store.errors import SESSION_OFF, damaged
+from app.store.export import write_export
 from app.store.health import quick_check
 from app.store.records import first_line
-from app.store.writer import StoreWriter
-from app.ui.session_records import (
+from app.store.session_records import (
     ConversationRecord,
     TurnRecord,
     carried_answers,
     continued_messages,
     done_future,
 )
+from app.store.writer import StoreWriter
+from app.wire.conversation import Conversation, Message
 
 Severity = Literal["information", "warning", "error"]
 EXPORTS_FOLDER = "exports"
@@ -249,18 +248,9 @@ class History:
         store = self.store
         if store is None:
             raise StoreError(self.problem or "History is off in this session.")
-        text = export_conversation(store, conv_id, fmt)
         target = folder if folder is not None else store.path.parent / EXPORTS_FOLDER
-        target.mkdir(parents=True, exist_ok=True)
-        stem = f"triptych-{conv_id}"
-        slug = _slug(self._title(store, conv_id))
-        if slug:
-            stem += f"-{slug}"
-        path = _unused(target, stem, fmt)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(text)
-        return path
+        text = export_conversation(store, conv_id, fmt)
+        return write_export(target, conv_id, self._title(store, conv_id), fmt, text)
 
     @staticmethod
     def _title(store: Store, conv_id: int) -> str:
@@ -289,20 +279,6 @@ class History:
         record.conv_id = stored.id
         record.prompt_ids = [m.id for m in stored.messages if m.role == "user"]
         return record
-
-
-def _slug(title: str) -> str:
-    words = re.findall(r"[A-Za-z0-9]+", title.lower())
-    return "-".join(words)[:40].strip("-")
-
-
-def _unused(folder: Path, stem: str, fmt: str) -> Path:
-    path = folder / f"{stem}.{fmt}"
-    number = 2
-    while path.exists():
-        path = folder / f"{stem}-{number}.{fmt}"
-        number += 1
-    return path
 
 
 @dataclass(slots=True)

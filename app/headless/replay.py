@@ -9,13 +9,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TextIO
 
-from app.ask import summary_line
-from app.config import ProviderConfig
 from app.display.sanitize import clean
+from app.headless.ask import summary_line
 from app.providers.client import Timing
 from app.providers.errors import http_error, not_found_hint
 from app.providers.record import Exchange, RecordingError, read_recording
 from app.providers.requests import ENDPOINTS
+from app.settings.config import ProviderConfig
 from app.wire.engine import Api, StreamEngine
 from app.wire.turn import Turn, TurnStatus
 

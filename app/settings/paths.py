@@ -89,4 +89,4 @@ def example_config() -> str:
     packaged = resources.files("app") / EXAMPLE_FILE_NAME
     if packaged.is_file():
         return packaged.read_text(encoding="utf-8")
-    return (Path(__file__).resolve().parents[1] / EXAMPLE_FILE_NAME).read_text(encoding="utf-8")
+    return (Path(__file__).resolve().parents[2] / EXAMPLE_FILE_NAME).read_text(encoding="utf-8")

@@ -25,7 +25,10 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 from typing import TextIO
 
-from app.ask import (
+from app.compare.spec import pane_labels
+from app.compare.stats import PaneStats, PaneTimes, format_cost, pane_stats, ranking_line
+from app.display.sanitize import clean, clean_line
+from app.headless.ask import (
     EXIT_COMPLETE,
     EXIT_FAILED,
     EXIT_STOPPED,
@@ -37,13 +40,10 @@ from app.ask import (
     summary_line,
     write_tool_calls,
 )
-from app.compare.spec import pane_labels
-from app.compare.stats import PaneStats, PaneTimes, format_cost, pane_stats, ranking_line
-from app.config import ProviderConfig
-from app.display.sanitize import clean, clean_line
 from app.providers.client import Timing
 from app.providers.record import Recorder
-from app.redaction import provider_secrets, scrub, unique
+from app.settings.config import ProviderConfig
+from app.settings.redaction import provider_secrets, scrub, unique
 from app.wire.turn import Turn, TurnStatus
 
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
-from app.config import Config, ConfigError, ProviderConfig
-from app.redaction import provider_secrets, shown_env_name, unique
+from app.settings.config import Config, ConfigError, ProviderConfig
+from app.settings.redaction import provider_secrets, shown_env_name, unique
 
 
 class MissingApiKey(ConfigError):
