@@ -1,10 +1,12 @@
 """Command line entry point: `triptych` (the TUI) and its headless subcommands.
 
     triptych [--provider NAME] [--model M] [--config FILE] [--continue] [--compare A,B]
+             [--system-preset NAME]
     triptych ask [PROMPT] [--provider NAME | --api API --base-url URL --model M]
-                 [--api-key-env VAR] [--system TEXT] [--reasoning] [--json] [--record FILE]
-    triptych ask [PROMPT] --compare A,B[,C[,D]] [--system TEXT] [--reasoning] [--json]
-                 [--record FILE]
+                 [--api-key-env VAR] [--system TEXT | --system-preset NAME] [--reasoning]
+                 [--json] [--record FILE]
+    triptych ask [PROMPT] --compare A,B[,C[,D]] [--system TEXT | --system-preset NAME]
+                 [--reasoning] [--json] [--record FILE]
     triptych providers | config [--example] | history | export ID [--format md|json]
     triptych replay FILE
 
@@ -66,6 +68,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--compare", metavar="A,B", help="providers to ask side by side, comma-separated"
     )
+    parser.add_argument(
+        "--system-preset", metavar="NAME", help="start with the system prompt [prompts.NAME]"
+    )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     _ask_parser(commands)
     providers = commands.add_parser("providers", help="list the configured providers and keys")
@@ -116,6 +121,12 @@ def _ask_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     ask.add_argument("--model", metavar="M", default=argparse.SUPPRESS)
     ask.add_argument("--api-key-env", metavar="VAR", help="the variable that holds the key")
     ask.add_argument("--system", metavar="TEXT", help="the system prompt")
+    ask.add_argument(
+        "--system-preset",
+        metavar="NAME",
+        default=argparse.SUPPRESS,  # may also come before `ask`
+        help="the system prompt named [prompts.NAME] in the config",
+    )
     ask.add_argument("--reasoning", action="store_true", help="show reasoning on stderr")
     ask.add_argument("--json", action="store_true", help="print one JSON object at the end")
     ask.add_argument("--record", type=Path, metavar="FILE", help="record the exchange (JSONL)")
@@ -215,6 +226,10 @@ def _load(args: argparse.Namespace, environ: Mapping[str, str], stderr: TextIO) 
 
 
 def _tui(args: argparse.Namespace, config: Config) -> int:
+    from dataclasses import replace
+
+    if args.system_preset is not None:  # an unknown name is a ConfigError: exit 2 before any UI
+        config = replace(config, system=config.preset(args.system_preset).system)
     compare = [n.strip() for n in args.compare.split(",") if n.strip()] if args.compare else None
     if args.provider is not None:
         config.provider(args.provider)  # an unknown name is a ConfigError: exit 2 before any UI
@@ -325,7 +340,7 @@ def _question(
 
     return Question(
         prompt=read_prompt(args.prompt, stdin),
-        system=args.system if args.system is not None else config.system,
+        system=system_prompt(args, config),
         json_output=args.json,
         show_reasoning=args.reasoning,
         record=args.record,
@@ -333,6 +348,16 @@ def _question(
         connect_timeout=config.connect_timeout,
         demo_pace=demo_pace(environ),
     )
+
+
+def system_prompt(args: argparse.Namespace, config: Config) -> str | None:
+    """`--system TEXT`, else `--system-preset NAME`'s text, else the config's `system`."""
+    preset: str | None = args.system_preset
+    if preset is not None and args.system is not None:
+        raise UsageError("--system and --system-preset both give the system prompt: pick one")
+    if preset is not None:
+        return config.preset(preset).system
+    return args.system if args.system is not None else config.system
 
 
 def demo_pace(environ: Mapping[str, str]) -> float:

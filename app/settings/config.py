@@ -87,6 +87,14 @@ class UiSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class SystemPreset:
+    """A named system prompt from `[prompts.NAME]`, chosen with `--system-preset NAME`."""
+
+    name: str
+    system: str
+
+
+@dataclass(frozen=True, slots=True)
 class Config:
     path: Path | None  # the file read, None when there was none
     default: str = DEMO
@@ -96,6 +104,15 @@ class Config:
     idle_timeout: float = DEFAULT_IDLE_TIMEOUT  # seconds without a byte before a stream is dead
     connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
     ui: UiSettings = field(default_factory=UiSettings)
+    prompts: dict[str, SystemPreset] = field(default_factory=dict)  # [prompts.NAME], file order
+
+    def preset(self, name: str) -> SystemPreset:
+        """The named system prompt; an unknown name is a ConfigError listing the known ones."""
+        if name not in self.prompts:
+            known = ", ".join(self.prompts) or 'none (add [prompts.NAME] system = "...")'
+            hint = did_you_mean(name, self.prompts)
+            raise ConfigError(f"unknown system preset {name!r}; configured: {known}{hint}")
+        return self.prompts[name]
 
     def provider(self, name: str | None = None) -> ProviderConfig:
         """The named provider (the default when None); an unknown name is a ConfigError."""
@@ -253,6 +270,7 @@ def _is_number(value: object) -> bool:
 # The keys a user may write are the dataclass fields, less the ones the loader fills in.
 _TOP_KEYS = {f.name for f in fields(Config)} - {"path", "warnings"}
 _UI_KEYS = {f.name for f in fields(UiSettings)}
+_PRESET_KEYS = {f.name for f in fields(SystemPreset)} - {"name"}
 _PROVIDER_KEYS = {f.name for f in fields(ProviderConfig)} - {"name", "source"}
 _SECRET_HEADERS = {"authorization", "x-api-key", "api-key", "proxy-authorization"}
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -388,6 +406,7 @@ class _Validator:
         if system is not None and not isinstance(system, str):
             self.error(("system",), f"must be a string, not {_kind(system)}")
             system = None
+        prompts = self.prompts(self.table(document, ("prompts",)))
         if self.errors:
             raise ConfigError([message for _, message in sorted(self.errors)])
         return Config(
@@ -399,7 +418,22 @@ class _Validator:
             idle_timeout=DEFAULT_IDLE_TIMEOUT if idle is None else idle,
             connect_timeout=DEFAULT_CONNECT_TIMEOUT if connect is None else connect,
             ui=ui,
+            prompts=prompts,
         )
+
+    def prompts(self, table: Mapping[str, Any]) -> dict[str, SystemPreset]:
+        """`[prompts.NAME] system = "..."`: each a table with a non-empty `system` string."""
+        presets: dict[str, SystemPreset] = {}
+        for name, body in table.items():
+            keys: Keys = ("prompts", name)
+            if not isinstance(body, dict):
+                self.error(keys, f"must be a table ([prompts.{name}]), not {_kind(body)}")
+                continue
+            self.unknown_keys(body, _PRESET_KEYS, keys)
+            system = self.text(body, (*keys, "system"), required="the system prompt's text")
+            if system is not None:
+                presets[name] = SystemPreset(name=name, system=system)
+        return presets
 
     def provider(self, name: str, body: object) -> ProviderConfig | None:
         keys: Keys = ("providers", name)

@@ -413,7 +413,7 @@ def test_unknown_keys_are_warnings_with_file_line_and_key(tmp_path: Path) -> Non
     config = load(path)
     assert config.warnings == (
         f"{path}:1: colour: unknown key, ignored (known: connect_timeout, default, "
-        "idle_timeout, providers, system, ui)",
+        "idle_timeout, prompts, providers, system, ui)",
         f"{path}:3: ui.font: unknown key, ignored (known: reading_width, reasoning_open, theme)",
         f"{path}:9: providers.kenari.temperature: unknown key, ignored (known: api, api_key, "
         "api_key_env, base_url, headers, max_tokens, model, models, params, price_cached, "

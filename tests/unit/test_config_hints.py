@@ -66,7 +66,7 @@ def test_a_key_like_no_other_still_lists_the_known_ones(tmp_path: Path) -> None:
     path, config = load(tmp_path, 'colour = "red"\n')
     assert config.warnings == (
         f"{path}:1: colour: unknown key, ignored (known: connect_timeout, default, "
-        "idle_timeout, providers, system, ui)",
+        "idle_timeout, prompts, providers, system, ui)",
     )
 
 
