@@ -9,21 +9,26 @@ from app.store.export import EXPORT_FORMATS, ExportFormat, export_conversation, 
 from app.store.liveness import INTERRUPTED_BY_EXIT
 from app.store.records import ConversationSummary, Kind, PaneInfo, StoredConversation, StoredMessage
 from app.store.saver import TurnSaver
+from app.store.votes import OUTCOMES, Outcome, Vote, VotePane
 
 __all__ = [
     "DEFAULT_FILENAME",
     "EXPORT_FORMATS",
     "INTERRUPTED_BY_EXIT",
+    "OUTCOMES",
     "ConversationNotFound",
     "ConversationSummary",
     "ExportFormat",
     "Kind",
+    "Outcome",
     "PaneInfo",
     "Store",
     "StoreError",
     "StoredConversation",
     "StoredMessage",
     "TurnSaver",
+    "Vote",
+    "VotePane",
     "export_conversation",
     "format_history",
     "history_path",

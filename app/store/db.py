@@ -9,11 +9,12 @@ app (only a power cut can lose the last second).
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import replace
 from pathlib import Path
@@ -36,6 +37,7 @@ from app.store.records import (
 from app.store.schema import LATEST_VERSION, SchemaTooNew, migrate
 from app.store.search_index import NO_FTS5_WARNING, ensure_index, fts5_available
 from app.store.transaction import transaction
+from app.store.votes import Vote, insert_vote, select_votes
 from app.wire.turn import Turn, TurnStatus
 
 BUSY_TIMEOUT_MS = 10_000
@@ -127,18 +129,64 @@ class Store:
     # -- writing ----------------------------------------------------------------------------
 
     def create_conversation(
-        self, *, title: str = "", kind: Kind = "chat", system: str | None = None
+        self,
+        *,
+        title: str = "",
+        kind: Kind = "chat",
+        system: str | None = None,
+        batch_id: int | None = None,
     ) -> int:
+        """`batch_id` ties a conversation of kind "batch" to its run (`create_batch`)."""
         if kind not in KINDS:
             raise ValueError(f"unknown conversation kind {kind!r}")
         now = self.clock()
         with self._write() as conn:
             cur = conn.execute(
-                "INSERT INTO conversations (title, kind, system, created_at, updated_at) "
-                "VALUES (?, ?, ?, ?, ?)",
-                (title, kind, system, now, now),
+                "INSERT INTO conversations (title, kind, system, batch_id, created_at, "
+                "updated_at) VALUES (?, ?, ?, ?, ?, ?)",
+                (title, kind, system, batch_id, now, now),
             )
         return _rowid(cur)
+
+    def create_batch(
+        self, *, source: str = "", tag: str | None = None, providers: Sequence[str] = ()
+    ) -> int:
+        """One `triptych batch` run: its prompt file, --tag and `provider:model`s in order;
+        each prompt is then a conversation of kind "batch" with this `batch_id`."""
+        now = self.clock()
+        with self._write() as conn:
+            cur = conn.execute(
+                "INSERT INTO batches (source, tag, providers, created_at) VALUES (?, ?, ?, ?)",
+                (source, tag, json.dumps(list(providers)), now),
+            )
+        return _rowid(cur)
+
+    def batch_conversations(self, batch_id: int) -> list[int]:
+        """The conversations of one batch run, in the order they were created."""
+        with self._read() as conn:
+            rows = conn.execute(
+                "SELECT id FROM conversations WHERE batch_id = ? ORDER BY id", (batch_id,)
+            )
+            return [row[0] for row in rows]
+
+    # -- votes ------------------------------------------------------------------------------
+
+    def record_vote(self, vote: Vote) -> int:
+        """Store a blind comparison's verdict (its `created_at` is now); returns its id."""
+        with self._write() as conn:
+            return insert_vote(conn, vote, self.clock())
+
+    def votes(
+        self,
+        *,
+        since: float | None = None,
+        tag: str | None = None,
+        conversation_id: int | None = None,
+    ) -> list[Vote]:
+        """Votes oldest first: given at or after `since` (wall clock), with `tag`, or about
+        one conversation; each filter given narrows the set."""
+        with self._read() as conn:
+            return select_votes(conn, since=since, tag=tag, conversation_id=conversation_id)
 
     def add_user_message(self, conv_id: int, text: str) -> int:
         """Store a prompt; committed before this returns, so before any request is sent."""
@@ -245,8 +293,11 @@ class Store:
             cur = conn.execute("UPDATE conversations SET title = ? WHERE id = ?", (title, conv_id))
             self._found(cur, conv_id)
 
-    def delete(self, conv_id: int) -> None:
+    def delete(self, conv_id: int, *, votes: bool = False) -> None:
+        """Delete a conversation. Its votes stay (no longer tied to it) unless `votes`."""
         with self._write() as conn:
+            if votes:
+                conn.execute("DELETE FROM votes WHERE conversation_id = ?", (conv_id,))
             cur = conn.execute("DELETE FROM conversations WHERE id = ?", (conv_id,))
             self._found(cur, conv_id)
 

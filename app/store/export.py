@@ -141,7 +141,7 @@ def _iso(timestamp: float) -> str:
 
 
 def to_markdown(conv: StoredConversation) -> str:
-    compare = conv.kind == "compare"
+    compare = conv.kind in ("compare", "batch")  # side by side: each answer names its pane
     lines = [f"# {conv.title or 'Conversation'} (#{conv.id})", ""]
     lines.append(f"*{conv.kind}, started {_when(conv.created_at)}*")
     lines.append("")

@@ -16,8 +16,8 @@ from app.wire.conversation import Conversation, Message
 from app.wire.events import Source, StreamError, Usage
 from app.wire.turn import ToolCall, Turn, TurnStatus
 
-Kind = Literal["chat", "compare"]
-KINDS: tuple[Kind, ...] = ("chat", "compare")
+Kind = Literal["chat", "compare", "batch"]  # batch: one prompt of `triptych batch`, side by side
+KINDS: tuple[Kind, ...] = ("chat", "compare", "batch")
 
 
 @dataclass(frozen=True, slots=True)

@@ -80,6 +80,60 @@ MIGRATIONS: tuple[Migration, ...] = (
         ALTER TABLE messages ADD COLUMN reply_to INTEGER;
         """,
     ),
+    Migration(
+        4,
+        "batch runs (a conversation kind and the run it belongs to) and blind-comparison votes",
+        """
+        CREATE TABLE batches (
+            id INTEGER PRIMARY KEY,
+            source TEXT NOT NULL DEFAULT '',
+            tag TEXT,
+            providers TEXT NOT NULL DEFAULT '[]',
+            created_at REAL NOT NULL
+        );
+        CREATE TABLE conversations_v4 (
+            id INTEGER PRIMARY KEY,
+            title TEXT NOT NULL DEFAULT '',
+            system TEXT,
+            created_at REAL NOT NULL,
+            updated_at REAL NOT NULL,
+            kind TEXT NOT NULL DEFAULT 'chat' CHECK (kind IN ('chat', 'compare', 'batch')),
+            batch_id INTEGER REFERENCES batches(id) ON DELETE SET NULL
+        );
+        INSERT INTO conversations_v4 (id, title, system, created_at, updated_at, kind)
+            SELECT id, title, system, created_at, updated_at, kind FROM conversations;
+        DROP TABLE conversations;
+        ALTER TABLE conversations_v4 RENAME TO conversations;
+        CREATE INDEX conversations_by_update ON conversations (updated_at, id);
+        CREATE INDEX conversations_by_batch ON conversations (batch_id) WHERE batch_id IS NOT NULL;
+        CREATE TABLE votes (
+            id INTEGER PRIMARY KEY,
+            conversation_id INTEGER REFERENCES conversations(id) ON DELETE SET NULL,
+            prompt TEXT NOT NULL,
+            outcome TEXT NOT NULL CHECK (outcome IN ('winner', 'tie', 'all_bad', 'skipped')),
+            winner INTEGER,
+            tag TEXT,
+            created_at REAL NOT NULL,
+            CHECK ((outcome = 'winner') = (winner IS NOT NULL))
+        );
+        CREATE INDEX votes_by_time ON votes (created_at);
+        CREATE INDEX votes_by_conversation ON votes (conversation_id)
+            WHERE conversation_id IS NOT NULL;
+        CREATE TABLE vote_panes (
+            vote_id INTEGER NOT NULL REFERENCES votes(id) ON DELETE CASCADE,
+            pane INTEGER NOT NULL,
+            provider TEXT NOT NULL,
+            model TEXT NOT NULL,
+            message_id INTEGER REFERENCES messages(id) ON DELETE SET NULL,
+            ttft_ms INTEGER,
+            tok_s REAL,
+            cost REAL,
+            PRIMARY KEY (vote_id, pane)
+        );
+        CREATE INDEX vote_panes_by_message ON vote_panes (message_id)
+            WHERE message_id IS NOT NULL;
+        """,
+    ),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version
@@ -106,17 +160,26 @@ def migrate(conn: sqlite3.Connection) -> list[int]:
     if schema_version(conn) == LATEST_VERSION:
         return []
     applied: list[int] = []
-    with transaction(conn):
-        current = schema_version(conn)
-        if current > LATEST_VERSION:
-            raise SchemaTooNew(current)
-        for migration in MIGRATIONS:
-            if migration.version <= current:
-                continue
-            for statement in _statements(migration.sql):
-                conn.execute(statement)
-            conn.execute(f"PRAGMA user_version = {migration.version:d}")
-            applied.append(migration.version)
+    foreign_keys = bool(conn.execute("PRAGMA foreign_keys").fetchone()[0])
+    # A migration may rebuild a table others reference (SQLite cannot change a CHECK in place;
+    # version 4 does so to add the kind 'batch'): with foreign keys on, dropping the old table
+    # would cascade into every row pointing at it. They can only be turned off outside a
+    # transaction (SQLite's documented way to rebuild a table), and are turned back on after.
+    conn.execute("PRAGMA foreign_keys = OFF")
+    try:
+        with transaction(conn):
+            current = schema_version(conn)
+            if current > LATEST_VERSION:
+                raise SchemaTooNew(current)
+            for migration in MIGRATIONS:
+                if migration.version <= current:
+                    continue
+                for statement in _statements(migration.sql):
+                    conn.execute(statement)
+                conn.execute(f"PRAGMA user_version = {migration.version:d}")
+                applied.append(migration.version)
+    finally:
+        conn.execute(f"PRAGMA foreign_keys = {'ON' if foreign_keys else 'OFF'}")
     return applied
 
 

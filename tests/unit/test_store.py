@@ -10,6 +10,7 @@ import pytest
 
 from app.store import ConversationNotFound, Store, history_path
 from app.store.queries import snippet
+from app.store.schema import LATEST_VERSION
 from app.wire.events import (
     END_OF_STREAM,
     Finish,
@@ -78,7 +79,7 @@ def test_open_creates_the_folder_and_uses_wal(tmp_path: Path) -> None:
     Store.open(path).close()
     conn = sqlite3.connect(path)
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    assert conn.execute("PRAGMA user_version").fetchone()[0] == 3
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == LATEST_VERSION
 
 
 def test_a_turn_round_trips_with_every_part(store: Store) -> None:
