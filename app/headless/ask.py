@@ -115,10 +115,14 @@ def serve_demo(
 
 
 def write_tool_calls(turn: Turn, stderr: TextIO, secrets: Sequence[str]) -> None:
-    """One line per tool call the model asked for (Triptych runs none), cleaned and scrubbed."""
+    """One line per tool call the model asked for (Triptych runs none), then one per tool the
+    provider ran itself (web search, MCP…), cleaned and scrubbed."""
     for call in turn.tool_calls:
         line = f"tool call {call.name} {call.id}: {call.arguments}"
         stderr.write(scrub(clean(line), secrets) + "\n")
+    for tool in turn.server_tools:
+        where = f" on {tool.server}" if tool.server else ""
+        stderr.write(scrub(clean(f"server tool {tool.name}{where} {tool.id}"), secrets) + "\n")
 
 
 def report_recording(recorder: Recorder, stderr: TextIO) -> None:
@@ -212,6 +216,9 @@ def answer_json(provider: ProviderConfig, turn: Turn, timing: Timing) -> dict[st
         "tool_calls": [
             {"id": call.id, "name": call.name, "arguments": call.arguments}
             for call in turn.tool_calls
+        ],
+        "server_tools": [
+            {"id": tool.id, "name": tool.name, "server": tool.server} for tool in turn.server_tools
         ],
         "finish_reason": turn.finish_reason,
         "usage": None

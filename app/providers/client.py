@@ -62,6 +62,7 @@ from app.wire.events import (
     Event,
     Finish,
     ReasoningDelta,
+    ServerToolUse,
     Source,
     Sources,
     StreamError,
@@ -523,6 +524,10 @@ def _scrubbed(event: Event, secrets: tuple[str, ...]) -> Event:
         return replace(event, id=scrub(event.id, secrets), name=scrub(event.name, secrets))
     if type(event) is ToolCallEnd and event.arguments is not None:
         return replace(event, arguments=scrub(event.arguments, secrets))
+    if type(event) is ServerToolUse:
+        return ServerToolUse(
+            scrub(event.id, secrets), scrub(event.name, secrets), scrub(event.server, secrets)
+        )
     if type(event) is Finish:
         return Finish(scrub(event.reason, secrets), scrub(event.detail, secrets))
     if type(event) is Sources:

@@ -55,6 +55,19 @@ class ToolCallEnd:
 
 
 @dataclass(frozen=True, slots=True)
+class ServerToolUse:
+    """A tool the provider ran on its own side (web search, code execution, an MCP server).
+
+    Never a client tool call: nothing is to be run or answered by Triptych, so it is kept apart
+    from `ToolCallStart` and shown as a status line. `server` names the MCP server, if any.
+    """
+
+    id: str
+    name: str
+    server: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class Source:
     url: str
     title: str = ""
@@ -109,6 +122,7 @@ Event = (
     | ToolCallStart
     | ToolCallArgsDelta
     | ToolCallEnd
+    | ServerToolUse
     | Sources
     | Usage
     | Finish
@@ -130,6 +144,7 @@ __all__ = [
     "ReasoningDelta",
     "ReasoningSignature",
     "RedactedReasoning",
+    "ServerToolUse",
     "Source",
     "Sources",
     "StreamError",

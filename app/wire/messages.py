@@ -4,8 +4,9 @@ Dispatches on the payload's `type`, falling back to the `event:` name (some prox
 data-only frames). Blocks are keyed by `index` and created on demand; `thinking` blocks carry a
 signature that replaces, never appends; tool input is the raw joined `partial_json`; usage
 counts are cumulative, so `message_delta` overwrites only the fields it carries. Server-side
-tool blocks (`server_tool_use`, `mcp_tool_use`, `*_tool_result`) are not the client's tool calls:
-their input is not surfaced, and search results become sources.
+tool blocks (`server_tool_use`, `mcp_tool_use`) are not the client's tool calls: each becomes one
+`ServerToolUse` (a status line, reference case 70), its input is not surfaced, and a
+`*_tool_result`'s search results become sources.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from app.wire.events import (
     ReasoningDelta,
     ReasoningSignature,
     RedactedReasoning,
+    ServerToolUse,
     StreamError,
     TextDelta,
     ToolCallArgsDelta,
@@ -43,6 +45,7 @@ from app.wire.sse import Frame
 # The client's calls only: `server_tool_use` and `mcp_tool_use` (the MCP connector) run on the
 # provider's side, answered by a `*_tool_result` block in the same message.
 _TOOL_BLOCKS = frozenset({"tool_use"})
+_SERVER_TOOL_BLOCKS = frozenset({"server_tool_use", "mcp_tool_use"})
 
 
 class MessagesDecoder:
@@ -128,6 +131,9 @@ class MessagesDecoder:
             self._tools[index] = False
             self._seed_input[index] = block.get("input")
             out.append(ToolCallStart(index, as_str(block.get("id")), as_str(block.get("name"))))
+        elif kind in _SERVER_TOOL_BLOCKS:
+            name, server = as_str(block.get("name")), as_str(block.get("server_name"))
+            out.append(ServerToolUse(as_str(block.get("id")), name, server))
         elif kind.endswith("_tool_result"):
             content = block.get("content")
             if type(content) is list:  # web search results carry url and title

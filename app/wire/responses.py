@@ -5,7 +5,9 @@ third-party servers skip `output_item.added` or `content_part.added`. Text and a
 from deltas; a `.done` event, a finished item or the final `response.output` only fill in what
 no delta carried; each message item's text is its own paragraph (a `commentary` preamble, then
 the final answer). `response.completed` (any status) and `response.incomplete` end the stream;
-`response.failed` and `error` fail it.
+`response.failed` and `error` fail it. Items the provider runs itself (`web_search_call`,
+`mcp_call`, `code_interpreter_call`, …) are not the client's tool calls: each becomes one
+`ServerToolUse`, as Messages' `server_tool_use` and `mcp_tool_use` blocks do.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from app.wire.events import (
     Event,
     Finish,
     ReasoningDelta,
+    ServerToolUse,
     StreamError,
     TextDelta,
     ToolCallArgsDelta,
@@ -38,6 +41,17 @@ from app.wire.events import (
 from app.wire.sse import Frame
 
 _TOOL_ITEMS = frozenset({"function_call", "custom_tool_call"})
+# Run on the provider's side; computer, shell and apply_patch calls are the client's to run.
+_SERVER_TOOL_ITEMS = frozenset(
+    {
+        "web_search_call",
+        "file_search_call",
+        "code_interpreter_call",
+        "image_generation_call",
+        "mcp_call",
+        "tool_search_call",
+    }
+)
 _TEXT_DELTAS = frozenset({"response.output_text.delta", "response.refusal.delta"})
 _TEXT_DONE = frozenset({"response.output_text.done", "response.refusal.done"})
 _ARGS_DELTAS = frozenset(
@@ -175,14 +189,19 @@ class ResponsesDecoder:
         item_id = item.get("id")
         if item_id and type(item_id) is str:
             self._item_index.setdefault(item_id, index)
-        if item.get("type") in _TOOL_ITEMS:
+        kind = item.get("type")
+        if kind in _TOOL_ITEMS:
             self._ensure_call(index, event, out)
+        elif kind in _SERVER_TOOL_ITEMS:
+            out.append(_server_tool(item, kind))
 
     def _item_done(self, index: int, item: dict[str, Any], out: list[Event]) -> None:
         kind = item.get("type")
         if kind in _TOOL_ITEMS:
             self._ensure_call(index, {"item": item}, out)
             self._close_call(index, item.get("arguments", item.get("input")), out)
+        elif kind in _SERVER_TOOL_ITEMS:
+            out.append(_server_tool(item, kind))  # the turn keeps one per id
         elif kind == "message":
             content = item.get("content")
             for content_index, part in enumerate(content if type(content) is list else ()):
@@ -273,6 +292,12 @@ class ResponsesDecoder:
                 index = position
             if index is not None:
                 self._item_done(index, item, out)
+
+
+def _server_tool(item: dict[str, Any], kind: str) -> ServerToolUse:
+    """An MCP call names its tool and server; the built-in tools are named by their type."""
+    name = as_str(item.get("name")) or kind.removesuffix("_call")
+    return ServerToolUse(as_str(item.get("id")), name, as_str(item.get("server_label")))
 
 
 def _usage(usage: dict[str, Any]) -> Usage:

@@ -21,6 +21,7 @@ from app.wire.events import (
     ReasoningDelta,
     ReasoningSignature,
     RedactedReasoning,
+    ServerToolUse,
     Source,
     Sources,
     StreamError,
@@ -77,6 +78,7 @@ class Turn:
     reasoning_signature: str | None = None
     redacted_reasoning: list[str] = field(default_factory=list)
     calls: dict[int, ToolCall] = field(default_factory=dict)
+    server_tools: list[ServerToolUse] = field(default_factory=list)  # run by the provider
     sources: list[Source] = field(default_factory=list)
     usage: Usage | None = None
     finish_reason: str | None = None
@@ -174,6 +176,15 @@ class Turn:
         if not call.closed:
             call.close(ev.arguments)
 
+    def _server_tool(self, ev: ServerToolUse) -> None:
+        # Announced once per id (a start, then the finished item): keep the first, fill a name.
+        for position, known in enumerate(self.server_tools):
+            if ev.id and known.id == ev.id:
+                if not known.name and ev.name:
+                    self.server_tools[position] = ev
+                return
+        self.server_tools.append(ev)
+
     def _sources(self, ev: Sources) -> None:
         known = {s.url for s in self.sources}
         self.sources.extend(s for s in ev.items if s.url not in known)
@@ -214,6 +225,7 @@ _HANDLERS: dict[type, Callable[[Turn, Any], None]] = {
     ToolCallStart: Turn._call_start,
     ToolCallArgsDelta: Turn._call_args,
     ToolCallEnd: Turn._call_end,
+    ServerToolUse: Turn._server_tool,
     Sources: Turn._sources,
     Usage: Turn._usage,
     Finish: Turn._finish,

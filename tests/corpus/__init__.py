@@ -25,6 +25,7 @@ _OPTIONAL: dict[str, Any] = {
     "reasoning_signature": None,
     "redacted_reasoning": [],
     "finish_detail": "",
+    "server_tools": [],
 }
 
 
@@ -81,6 +82,9 @@ def summarize(turn: Turn) -> dict[str, Any]:
         "reasoning_signature": turn.reasoning_signature,
         "redacted_reasoning": list(turn.redacted_reasoning),
         "finish_detail": turn.finish_detail,
+        "server_tools": [
+            {"id": t.id, "name": t.name, "server": t.server} for t in turn.server_tools
+        ],
     }
 
 

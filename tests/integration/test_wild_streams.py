@@ -160,6 +160,11 @@ def test_each_recorded_stream_decodes_as_its_provider_meant(
             assert len(calls) >= 2
     else:
         assert calls == []  # server-side tools (web search, MCP, code execution) are not calls
+    if tags & {"server-tool", "mcp"}:  # ...but each is named as a server tool
+        assert answer["server_tools"]
+        assert all(tool["name"] for tool in answer["server_tools"])
+    else:
+        assert answer["server_tools"] == [] or tags & {"web-search"}
 
     usage = answer["usage"]
     if tags & USAGE_TAGS or "cached" in tags:

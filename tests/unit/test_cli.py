@@ -24,6 +24,7 @@ JSON_KEYS = {
     "text",
     "reasoning",
     "tool_calls",
+    "server_tools",
     "finish_reason",
     "usage",
     "error",

@@ -46,6 +46,7 @@ JSON_KEYS = {
     "text",
     "reasoning",
     "tool_calls",
+    "server_tools",
     "finish_reason",
     "usage",
     "error",
