@@ -117,7 +117,7 @@ async def test_the_filter_narrows_by_event_or_text_and_keeps_the_selection() -> 
 
 
 async def test_a_million_frames_draw_only_what_is_on_screen() -> None:
-    frames_data = Counting([frame(i * 0.001, "delta", '{"i": %d}' % i) for i in range(1_000_000)])
+    frames_data = Counting([frame(i * 0.001, "delta", f'{{"i": {i}}}') for i in range(1_000_000)])
     app = Host()
     async with app.run_test(size=(90, 20)) as pilot:
         frames = app.query_one(FrameList)
