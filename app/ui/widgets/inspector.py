@@ -170,9 +170,9 @@ class Inspector(Vertical):
             return
         self.query_one("#inspector-response", Static).update(response_text(exchange))
         count = len(exchange.frames)
-        self.query_one(
-            "#inspector-filter", Input
-        ).placeholder = f"Filter {count} frame{'s' if count != 1 else ''} (event or text) · / · r raw · c copy · s save"
+        frames = f"{count} frame{'s' if count != 1 else ''}"
+        hint = f"Filter {frames} (event or text) · / · r raw · c copy · s save"
+        self.query_one("#inspector-filter", Input).placeholder = hint
         self.query_one(FrameList).show(exchange.frames)
         self.query_one(StreamTimeline).show(frame_timeline(exchange))
         self._detail()
