@@ -9,6 +9,7 @@
                  [--reasoning] [--json] [--record FILE]
     triptych providers | config [--example] | history | export ID [--format md|json]
     triptych replay FILE
+    triptych leaderboard [--json] [--since DATE] [--tag TAG]
 
 Exit status 2 means a usage or configuration problem (the message says what to fix, never with
 a traceback). The UI is imported lazily, so headless commands start fast and never load Textual.
@@ -90,6 +91,12 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--format", choices=("md", "json"), default="md")
     replay = commands.add_parser("replay", help="decode a file written by `ask --record`")
     replay.add_argument("file", type=Path, metavar="FILE")
+    board = commands.add_parser(
+        "leaderboard", help="ratings of provider:model from blind votes (Bradley–Terry)"
+    )
+    board.add_argument("--json", action="store_true", help="print a JSON list of rows")
+    board.add_argument("--since", metavar="DATE", help="only votes from DATE on (YYYY-MM-DD)")
+    board.add_argument("--tag", metavar="TAG", help="only votes of batches run with --tag TAG")
     return parser
 
 
@@ -189,6 +196,8 @@ def _dispatch(
         return replay(args.file, stdout, stderr)
     if command == "config":
         return _config(args, environ, stdout)
+    if command == "leaderboard":
+        return _leaderboard(args, stdout, stderr)
     config = _load(args, environ, stderr)
     if command == "providers":
         from app.headless.provider_list import format_providers
@@ -451,6 +460,21 @@ def _export(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
         return 0
 
     return _with_store(stderr, export)
+
+
+def _leaderboard(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
+    from app.headless.leaderboard import BadDate, parse_since, run_leaderboard
+
+    try:
+        since = None if args.since is None else parse_since(args.since)
+    except BadDate as exc:
+        raise UsageError(str(exc)) from None
+    return _with_store(
+        stderr,
+        lambda store: run_leaderboard(
+            store, stdout, json_output=args.json, since=since, tag=args.tag
+        ),
+    )
 
 
 def _with_store(stderr: TextIO, use: Callable[[Store], int]) -> int:
