@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from app.display.sanitize import clean_line
 from app.display.speed import estimate_tokens, format_seconds, tokens_per_second
 from app.display.turn_watch import STREAMING, WAITING, TurnWatch
+from app.wire.events import Usage
 from app.wire.turn import Turn, TurnStatus
 
 SEPARATOR = " · "
@@ -52,6 +53,24 @@ def _usage_text(turn: Turn, chars: int) -> str:
         return f"out {output_text}"  # kept short: the bar is one line at 80 columns
     cached = f" cached {usage.cached_tokens}" if usage.cached_tokens is not None else ""
     return f"in {show(usage.input_tokens)} out {output_text}{cached}"
+
+
+def cache_share_text(usage: Usage | None) -> str:
+    """The cache-hit share (cached input over all input) as a percentage: "87%", "<1%" for a
+    hit too small to round up, "" when the provider reported no cached count."""
+    share = None if usage is None else usage.cache_hit_share
+    if share is None:
+        return ""
+    if 0 < share < 0.005:
+        return "<1%"
+    return f"{round(share * 100)}%"
+
+
+def cache_segment(turn: Turn | None) -> list[Segment]:
+    """`cache 87%` for a status bar (the chat's or a comparison pane's), beside the usage; none
+    when the provider said nothing about its cache."""
+    share = cache_share_text(turn.usage if turn is not None else None)
+    return [(f"cache {share}", DIM)] if share else []
 
 
 def sentence(text: str) -> str:
@@ -116,6 +135,8 @@ __all__ = [
     "SEPARATOR",
     "StatusInput",
     "answer_label",
+    "cache_segment",
+    "cache_share_text",
     "error_segment",
     "sentence",
     "status_segments",

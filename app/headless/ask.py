@@ -25,6 +25,7 @@ from typing import Any, TextIO
 from app.demo.samples import DEMO_LABEL
 from app.demo.server import DemoServer, Pacing, is_demo, start_demo_server
 from app.display.sanitize import clean
+from app.display.status_line import cache_share_text
 from app.providers.client import ProviderClient, Timing
 from app.providers.record import Recorder
 from app.settings.config import ProviderConfig
@@ -125,6 +126,14 @@ def write_tool_calls(turn: Turn, stderr: TextIO, secrets: Sequence[str]) -> None
         stderr.write(scrub(clean(f"server tool {tool.name}{where} {tool.id}"), secrets) + "\n")
 
 
+def write_notices(turn: Turn, stderr: TextIO, secrets: Sequence[str]) -> None:
+    """What the client did on its own for this answer (a retry without stream_options)."""
+    for notice in turn.notices:
+        stderr.write(scrub(clean(f"triptych: {notice}"), secrets) + "\n")
+    if turn.notices:
+        stderr.flush()
+
+
 def report_recording(recorder: Recorder, stderr: TextIO) -> None:
     """Say, after the answer, that `--record` could not write its file (the answer is kept)."""
     if recorder.problem is not None:
@@ -187,6 +196,7 @@ class _Printer:
         # The client already scrubbed the turn and every event; this is the same rule again
         # for anything printed from the job itself.
         secrets = provider_secrets(self.job.provider, self.job.api_key)
+        write_notices(turn, self.stderr, secrets)
         if self.job.question.json_output:
             document = answer_json(self.job.provider, turn, timing)
             self.stdout.write(scrub(json.dumps(document), secrets) + "\n")
@@ -228,6 +238,7 @@ def answer_json(provider: ProviderConfig, turn: Turn, timing: Timing) -> dict[st
             "output_tokens": usage.output_tokens,
             "cached_tokens": usage.cached_tokens,
         },
+        "cache_hit_share": None if usage is None else _share(usage.cache_hit_share),
         "error": None
         if turn.error is None
         else {"code": turn.error.code, "message": turn.error.message},
@@ -243,7 +254,10 @@ def summary_line(provider: ProviderConfig, turn: Turn, timing: Timing) -> str:
         parts.append(f"finish {turn.finish_reason}")
     usage = turn.usage
     if usage is not None:
-        cached = f" ({usage.cached_tokens} cached)" if usage.cached_tokens else ""
+        cached = ""
+        if usage.cached_tokens:
+            share = cache_share_text(usage)
+            cached = f" ({usage.cached_tokens} cached" + (f", {share} hit)" if share else ")")
         parts.append(f"{_count(usage.input_tokens)} in{cached} / {_count(usage.output_tokens)} out")
     if timing.ttft_ms is not None:
         parts.append(f"first token {timing.ttft_ms} ms")
@@ -260,6 +274,10 @@ def summary_line(provider: ProviderConfig, turn: Turn, timing: Timing) -> str:
     return line
 
 
+def _share(value: float | None) -> float | None:
+    return None if value is None else round(value, 4)
+
+
 def _count(value: int | None) -> str:
     return "?" if value is None else str(value)
 
@@ -271,5 +289,6 @@ __all__ = [
     "run_ask",
     "serve_demo",
     "summary_line",
+    "write_notices",
     "write_tool_calls",
 ]

@@ -38,6 +38,7 @@ from app.headless.ask import (
     serve_demo,
     stream_answer,
     summary_line,
+    write_notices,
     write_tool_calls,
 )
 from app.providers.client import Timing
@@ -176,6 +177,7 @@ class _BlockPrinter:
             self.stdout.write(text + ("" if text.endswith("\n") else "\n"))
         self.stdout.flush()
         write_tool_calls(turn, self.stderr, self.secrets)
+        write_notices(turn, self.stderr, self.secrets)
         line = summary_line(provider, turn, run.timing or Timing(0.0))
         cost = stats_of(run).cost
         if cost is not None:

@@ -57,7 +57,7 @@ from app.settings.redaction import (
     without_userinfo,
 )
 from app.wire.conversation import Conversation
-from app.wire.engine import StreamEngine
+from app.wire.engine import Api, StreamEngine
 from app.wire.events import (
     Event,
     Finish,
@@ -84,6 +84,10 @@ _READABLE_ENCODINGS = frozenset(
     | ({"zstd"} if find_spec("zstandard") else set())
 )
 _TOKEN = re.compile(r"[a-z0-9][a-z0-9._+-]{0,23}")
+USAGE_REJECTED = (
+    "the provider rejected stream_options (the usage request): asked again without it, and no"
+    " longer sends it to this provider; set include_usage = false in its config to skip the retry"
+)
 
 
 @dataclass(slots=True)
@@ -195,9 +199,12 @@ class ProviderClient:
                     request.method, request.url, request.headers, request.body, self.secrets
                 )
             run.recorded = recorded
+            run.usage_requested = self._asks_usage(request.body)
             await self._exchange(
                 self._http, run, request.method, request.url, request.headers, request.body
             )
+            if run.usage_rejected:
+                await self._again_without_usage(self._http, run, conversation, model)
         except asyncio.CancelledError:
             run.flush()
             run.record_end("stopped")
@@ -212,6 +219,33 @@ class ProviderClient:
             self._scrub(turn)
             turn.end()
         return turn
+
+    def _asks_usage(self, body: dict[str, Any]) -> bool:
+        """Whether this request carries the `stream_options` Triptych added (not the user's)."""
+        return (
+            self._target.api is Api.CHAT
+            and self._target.include_usage
+            and "stream_options" not in self._target.params
+            and "stream_options" in body
+        )
+
+    async def _again_without_usage(
+        self, http: httpx.AsyncClient, run: _Run, conversation: Conversation, model: str | None
+    ) -> None:
+        """A server that refuses `stream_options` (a 400 naming it) is asked once more without
+        it; the client remembers, so the next turns do not try again, and the turn says so."""
+        self._target = replace(self._target, include_usage=False)
+        run.turn.notices.append(USAGE_REJECTED)
+        run.usage_requested = run.usage_rejected = False
+        request = build_request(
+            self._target, conversation, self._key, model=model, exclude=run.turn
+        )
+        if self.recorder is not None:
+            run.recorded = self.recorder.exchange(
+                request.method, request.url, request.headers, request.body, self.secrets
+            )
+            run.reopen()
+        await self._exchange(http, run, request.method, request.url, request.headers, request.body)
 
     async def list_models(self) -> list[str]:
         """Model ids from `GET {base_url}/models` (OpenAI and Anthropic list shapes).
@@ -327,6 +361,14 @@ class ProviderClient:
             secrets=run.secrets,
         )
         message = error.message
+        if (
+            run.usage_requested
+            and response.status_code == 400
+            and ("stream_options" in message or b"stream_options" in body)
+        ):
+            run.usage_rejected = True  # `stream` asks again without it
+            run.record_end("eof")
+            return
         if response.status_code == 404:
             method, url = response.request.method, str(response.request.url)
             provider = self.provider
@@ -424,6 +466,12 @@ class _Run:
         self.on_event = on_event
         self.engine = engine
         self.recorded: RecordedExchange | None = None
+        self._ended = False
+        self.usage_requested = False  # the request carries Triptych's own stream_options
+        self.usage_rejected = False  # ...and a 400 named it: ask again without
+
+    def reopen(self) -> None:
+        """A new exchange (the retry) is recorded: its end is written too."""
         self._ended = False
 
     def record_response(self, response: httpx.Response) -> None:

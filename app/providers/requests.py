@@ -72,6 +72,8 @@ def build_request(
     body = build_body(provider.api, model or provider.model, conversation.system, messages)
     if provider.api is Api.MESSAGES:
         body["max_tokens"] = provider.max_tokens
+    elif provider.api is Api.CHAT and provider.include_usage:
+        body["stream_options"] = {"include_usage": True}  # params may still override it
     body = deep_merge(body, provider.params)
     body["stream"] = True
     return ProviderRequest("POST", endpoint_url(provider), request_headers(provider, api_key), body)

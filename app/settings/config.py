@@ -58,6 +58,9 @@ class ProviderConfig:
     price_in: float | None = None  # per million tokens
     price_out: float | None = None
     price_cached: float | None = None
+    # Chat Completions: ask for the usage chunk (`stream_options.include_usage`); OpenAI and
+    # Antara send no usage without it. False for a server that rejects the field.
+    include_usage: bool = True
     source: Path | None = None  # the file that defined it, for messages; None when built in
 
     @property
@@ -545,6 +548,11 @@ class _Validator:
             shown = f"{max_tokens}" if isinstance(max_tokens, int) else _kind(max_tokens)
             self.error((*keys, "max_tokens"), f"must be a positive integer, not {shown}")
             max_tokens = DEFAULT_MAX_TOKENS
+        include_usage = body.get("include_usage", True)
+        if not isinstance(include_usage, bool):
+            shown = _kind(include_usage)
+            self.error((*keys, "include_usage"), f"must be true or false, not {shown}")
+            include_usage = True
         prices = {
             price: self.number(body, (*keys, price), positive=False)
             for price in ("price_in", "price_out", "price_cached")
@@ -553,5 +561,6 @@ class _Validator:
             "models": tuple(models),
             "params": self.table(body, (*keys, "params")),
             "max_tokens": max_tokens,
+            "include_usage": include_usage,
             **prices,
         }

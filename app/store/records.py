@@ -119,7 +119,15 @@ def turn_columns(turn: Turn) -> dict[str, Any]:
         "redacted_reasoning": _dump(turn.redacted_reasoning) if turn.redacted_reasoning else None,
         "tool_calls": _dump([_call_dict(c) for c in turn.tool_calls]) if turn.calls else None,
         "sources": _dump([[s.url, s.title] for s in turn.sources]) if turn.sources else None,
-        "usage": _dump([usage.input_tokens, usage.output_tokens, usage.cached_tokens])
+        "usage": _dump(
+            [
+                usage.input_tokens,
+                usage.output_tokens,
+                usage.cached_tokens,
+                usage.cache_write_tokens,
+                usage.input_excludes_cached,
+            ]
+        )
         if usage is not None
         else None,
         "finish_reason": turn.finish_reason,

@@ -80,11 +80,33 @@ class Sources:
 
 @dataclass(frozen=True, slots=True)
 class Usage:
-    """Token counts as the provider reports them; None where it did not say."""
+    """Token counts as the provider reports them; None where it did not say.
+
+    `cached_tokens` is the input read from the provider's prompt cache. Chat Completions and
+    Responses count it inside `input_tokens`; Messages does not (its `input_tokens` is only the
+    uncached input, beside `cache_read_input_tokens` and `cache_creation_input_tokens`), which
+    `input_excludes_cached` says, so the cache-hit share means the same in every format.
+    """
 
     input_tokens: int | None = None
     output_tokens: int | None = None
     cached_tokens: int | None = None
+    cache_write_tokens: int | None = None  # Messages `cache_creation_input_tokens`
+    input_excludes_cached: bool = False
+
+    @property
+    def cache_hit_share(self) -> float | None:
+        """Cached input over all input (0..1); None unless the provider reported a cached
+        count and an input count to set it against."""
+        cached, fresh = self.cached_tokens, self.input_tokens
+        if cached is None or fresh is None:
+            return None
+        total = (
+            fresh + cached + (self.cache_write_tokens or 0) if self.input_excludes_cached else fresh
+        )
+        if total <= 0:
+            return None
+        return min(1.0, max(0.0, cached / total))
 
 
 @dataclass(frozen=True, slots=True)

@@ -187,6 +187,8 @@ def _usage(usage: dict[str, Any]) -> Usage:
         int_or_none(usage.get("input_tokens")),
         int_or_none(usage.get("output_tokens")),
         int_or_none(usage.get("cache_read_input_tokens")),
+        int_or_none(usage.get("cache_creation_input_tokens")),
+        input_excludes_cached=True,
     )
 
 

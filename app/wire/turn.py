@@ -87,6 +87,7 @@ class Turn:
     terminal_seen: bool = False
     keepalives: int = 0
     interruption: str = ""  # why a stream ended early, when the transport said
+    notices: list[str] = field(default_factory=list)  # what the client did on its own, once
 
     # -- reading ------------------------------------------------------------------------------
 
@@ -199,6 +200,8 @@ class Turn:
             ev.input_tokens if ev.input_tokens is not None else old.input_tokens,
             ev.output_tokens if ev.output_tokens is not None else old.output_tokens,
             ev.cached_tokens if ev.cached_tokens is not None else old.cached_tokens,
+            ev.cache_write_tokens if ev.cache_write_tokens is not None else old.cache_write_tokens,
+            ev.input_excludes_cached or old.input_excludes_cached,
         )
 
     def _finish(self, ev: Finish) -> None:

@@ -68,6 +68,7 @@ EXPECTED: dict[Api, dict[str, Any]] = {
         "model": "m-9",
         "messages": [{"role": "system", "content": TERSE}, {"role": "user", "content": "q"}],
         "stream": True,
+        "stream_options": {"include_usage": True},
     },
     Api.MESSAGES: {
         "model": "m-9",

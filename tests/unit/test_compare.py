@@ -49,6 +49,7 @@ JSON_KEYS = {
     "server_tools",
     "finish_reason",
     "usage",
+    "cache_hit_share",
     "error",
     "ttft_ms",
     "duration_ms",

@@ -416,8 +416,8 @@ def test_unknown_keys_are_warnings_with_file_line_and_key(tmp_path: Path) -> Non
         "idle_timeout, prompts, providers, system, ui)",
         f"{path}:3: ui.font: unknown key, ignored (known: reading_width, reasoning_open, theme)",
         f"{path}:9: providers.kenari.temperature: unknown key, ignored (known: api, api_key, "
-        "api_key_env, base_url, headers, max_tokens, model, models, params, price_cached, "
-        "price_in, price_out)",
+        "api_key_env, base_url, headers, include_usage, max_tokens, model, models, params, "
+        "price_cached, price_in, price_out)",
     )
     assert "kenari" in config.providers
 
@@ -578,3 +578,13 @@ def test_provider_list_keeps_ipv6_hosts_readable(tmp_path: Path) -> None:
         tmp_path, '[providers.v6]\napi = "chat"\nbase_url = "http://[::1]:8080/v1"\nmodel = "m"\n'
     )
     assert "http://[::1]:8080/v1" in format_providers(load(path), {})
+
+
+def test_include_usage_is_a_provider_switch_that_must_be_a_boolean(tmp_path: Path) -> None:
+    path = write(tmp_path, KENARI)
+    assert load_config(path, environ={}).providers["kenari"].include_usage is True
+    path = write(tmp_path, KENARI + "include_usage = false\n", name="off.toml")
+    assert load_config(path, environ={}).providers["kenari"].include_usage is False
+    path = write(tmp_path, KENARI + 'include_usage = "no"\n', name="bad.toml")
+    message = error_of(path)
+    assert "providers.kenari.include_usage: must be true or false, not a string" in message

@@ -95,7 +95,21 @@ def test_chat_body_has_system_message_and_stream() -> None:
             {"role": "user", "content": "hi"},
         ],
         "stream": True,
+        "stream_options": {"include_usage": True},  # OpenAI and Antara send no usage without
     }
+
+
+def test_chat_usage_request_can_be_turned_off_or_overridden_by_params() -> None:
+    off = build_request(provider(Api.CHAT, include_usage=False), conversation(("hi", None)), KEY)
+    assert "stream_options" not in off.body
+    params = {"stream_options": {"include_usage": False}}
+    mine = build_request(provider(Api.CHAT, params=params), conversation(("hi", None)), KEY)
+    assert mine.body["stream_options"] == {"include_usage": False}
+    for api in (Api.MESSAGES, Api.RESPONSES):  # their usage comes anyway; the field is chat's
+        assert (
+            "stream_options"
+            not in build_request(provider(api), conversation(("hi", None)), KEY).body
+        )
 
 
 def test_messages_body_keeps_system_apart_and_sets_max_tokens() -> None:
