@@ -21,7 +21,7 @@ import argparse
 import contextlib
 import os
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
@@ -39,6 +39,7 @@ from app.wire.engine import Api
 
 if TYPE_CHECKING:
     from app.headless.ask import Question
+    from app.providers.params import RequestParams
     from app.store import Store
 
 EXIT_USAGE = 2
@@ -133,6 +134,14 @@ def _ask_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         metavar="NAME",
         default=argparse.SUPPRESS,  # may also come before `ask`
         help="the system prompt named [prompts.NAME] in the config",
+    )
+    ask.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a request parameter (temperature, top_p, max_tokens, stop, seed, "
+        "reasoning_effort, thinking_budget, or any body field); VALUE is JSON when it parses",
     )
     ask.add_argument("--reasoning", action="store_true", help="show reasoning on stderr")
     ask.add_argument("--json", action="store_true", help="print one JSON object at the end")
@@ -297,7 +306,8 @@ def _ask(
         key = require_api_key(provider, environ)
     except MissingApiKey as exc:
         raise UsageError(str(exc)) from None
-    job = AskJob(provider=provider, api_key=key, question=_question(args, config, environ, stdin))
+    question = _question(args, config, environ, stdin, [provider], stderr)
+    job = AskJob(provider=provider, api_key=key, question=question)
     return run_ask(job, stdout, stderr)
 
 
@@ -336,19 +346,27 @@ def _ask_compare(
     job = CompareJob(
         providers=tuple(providers),
         api_keys=tuple(keys),
-        question=_question(args, config, environ, stdin),
+        question=_question(args, config, environ, stdin, providers, stderr),
     )
     return run_compare(job, stdout, stderr)
 
 
 def _question(
-    args: argparse.Namespace, config: Config, environ: Mapping[str, str], stdin: TextIO
+    args: argparse.Namespace,
+    config: Config,
+    environ: Mapping[str, str],
+    stdin: TextIO,
+    providers: Sequence[ProviderConfig],
+    stderr: TextIO,
 ) -> Question:
-    """What `ask` and `ask --compare` take alike from the flags and the config."""
+    """What `ask` and `ask --compare` take alike from the flags and the config. Parameters
+    are checked against every provider's format before the prompt is read."""
     from app.headless.ask import Question
 
+    params = request_params(args.param, providers, stderr)
     return Question(
         prompt=read_prompt(args.prompt, stdin),
+        params=params,
         system=system_prompt(args, config),
         json_output=args.json,
         show_reasoning=args.reasoning,
@@ -357,6 +375,39 @@ def _question(
         connect_timeout=config.connect_timeout,
         demo_pace=demo_pace(environ),
     )
+
+
+def request_params(
+    assignments: Sequence[str], providers: Sequence[ProviderConfig], stderr: TextIO
+) -> RequestParams | None:
+    """`--param KEY=VALUE`s as one checked RequestParams (None when none is given), valid for
+    every provider's format; a key that is a near miss of a known one is warned about."""
+    from app.providers.params import (
+        ParamError,
+        RequestParams,
+        check_for,
+        parse_assignment,
+        unknown_key_hint,
+    )
+
+    if not assignments:
+        return None
+    params = RequestParams()
+    try:
+        for assignment in assignments:
+            key, value = parse_assignment(assignment)
+            hint = unknown_key_hint(key)
+            if hint:
+                print(f"triptych: warning: --param {key}: sent as it is{hint}", file=stderr)
+            params = params.set(key, value)
+        for provider in providers:
+            try:
+                check_for(params, provider.api, provider.max_tokens)
+            except ParamError as exc:
+                raise ParamError(f"{exc} ({provider.name})") from None
+    except ParamError as exc:
+        raise UsageError(f"--param {exc}") from None
+    return params
 
 
 def system_prompt(args: argparse.Namespace, config: Config) -> str | None:

@@ -27,6 +27,7 @@ from app.demo.server import DemoServer, Pacing, is_demo, start_demo_server
 from app.display.sanitize import clean
 from app.display.status_line import cache_share_text
 from app.providers.client import ProviderClient, Timing
+from app.providers.params import RequestParams
 from app.providers.record import Recorder
 from app.settings.config import ProviderConfig
 from app.settings.redaction import provider_secrets, scrub
@@ -54,6 +55,7 @@ class Question:
     idle_timeout: float = 150.0
     connect_timeout: float = 10.0
     demo_pace: float = 1.0  # multiplies the demo's pacing (0: instant)
+    params: RequestParams | None = None  # `--param`: over the provider's `params`
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,7 +163,7 @@ async def stream_answer(
         recorder=recorder,
     )
     try:
-        await client.stream(conversation, turn, timing, on_event)
+        await client.stream(conversation, turn, timing, on_event, params=question.params)
     finally:
         await client.aclose()
 
@@ -244,6 +246,7 @@ def answer_json(provider: ProviderConfig, turn: Turn, timing: Timing) -> dict[st
         else {"code": turn.error.code, "message": turn.error.message},
         "ttft_ms": timing.ttft_ms,
         "duration_ms": timing.duration_ms,
+        "params": turn.params,
     }
 
 

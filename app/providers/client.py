@@ -43,6 +43,7 @@ from app.providers.errors import (
     transport_error,
 )
 from app.providers.inflate import body_pieces
+from app.providers.params import ParamError, RequestParams, sent_params
 from app.providers.record import RecordedExchange, Recorder
 from app.providers.requests import build_request, endpoint_url, request_headers
 from app.settings.config import ProviderConfig
@@ -52,6 +53,7 @@ from app.settings.redaction import (
     provider_secrets,
     scrub,
     scrub_cut,
+    scrub_json,
     unique,
     url_secrets,
     without_userinfo,
@@ -178,10 +180,12 @@ class ProviderClient:
         on_event: Callable[[Event], None] | None = None,
         *,
         model: str | None = None,
+        params: RequestParams | None = None,
     ) -> Turn:
         """Stream the next answer into `turn` (in place) and settle it.
 
-        `model` overrides the provider's configured model for this request.
+        `model` overrides the provider's configured model for this request; `params` its
+        `params` (a knob the format does not take fails the turn with `bad_params`, unsent).
         """
         timing = timing if timing is not None else Timing(time.monotonic())
         run = _Run(turn, timing, on_event, StreamEngine(self.provider.api), self.secrets)
@@ -190,9 +194,14 @@ class ProviderClient:
                 broken = self._broken or StreamError("bad_config", "no HTTP client")
                 run.fail(broken.code, broken.message)
                 return turn
-            request = build_request(
-                self._target, conversation, self._key, model=model, exclude=turn
-            )
+            try:
+                request = build_request(
+                    self._target, conversation, self._key, model=model, exclude=turn, params=params
+                )
+            except ParamError as exc:
+                run.fail("bad_params", str(exc))
+                return turn
+            turn.params = scrub_json(sent_params(request.body), self.secrets)
             recorded = None
             if self.recorder is not None:
                 recorded = self.recorder.exchange(

@@ -15,6 +15,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from app.providers.params import RequestParams, check_for, format_fields
 from app.settings.config import ENDPOINTS, ProviderConfig
 from app.wire.conversation import Conversation, Message
 from app.wire.engine import Api
@@ -63,10 +64,13 @@ def build_request(
     *,
     model: str | None = None,
     exclude: Turn | None = None,
+    params: RequestParams | None = None,
 ) -> ProviderRequest:
     """The streaming request for the conversation's next answer.
 
     `exclude` is the turn being filled now: a UI may already have added it to the conversation.
+    `params` override the provider's `params`, their `extra` merged last; a knob the format
+    has no field for raises ParamError.
     """
     messages = [m for m in conversation.messages if exclude is None or m.turn is not exclude]
     body = build_body(provider.api, model or provider.model, conversation.system, messages)
@@ -75,6 +79,9 @@ def build_request(
     elif provider.api is Api.CHAT and provider.include_usage:
         body["stream_options"] = {"include_usage": True}  # params may still override it
     body = deep_merge(body, provider.params)
+    if params is not None:
+        check_for(params, provider.api, provider.max_tokens)
+        body = deep_merge(deep_merge(body, format_fields(params, provider.api)), params.extra)
     body["stream"] = True
     return ProviderRequest("POST", endpoint_url(provider), request_headers(provider, api_key), body)
 

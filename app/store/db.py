@@ -46,6 +46,7 @@ _COPIED = (
     "role", "text", "provider", "model", "api", "status", "reasoning", "reasoning_signature",
     "redacted_reasoning", "tool_calls", "sources", "usage", "finish_reason", "finish_detail",
     "error_code", "error_message", "interruption", "terminal_seen", "ttft_ms", "duration_ms",
+    "params",
 )  # fmt: skip
 DEFAULT_FILENAME = "history.sqlite3"
 

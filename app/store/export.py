@@ -132,6 +132,7 @@ def _message_dict(m: StoredMessage) -> dict[str, Any]:
         interruption=turn.interruption,
         ttft_ms=m.ttft_ms,
         duration_ms=m.duration_ms,
+        params=dict(turn.params),
     )
     return out
 
@@ -168,12 +169,21 @@ def to_markdown(conv: StoredConversation) -> str:
         footer = _footer(m)
         if footer:
             lines += [f"*{footer}*", ""]
+        if turn.params:
+            lines += [f"*sent with: {_sent_with(turn.params)}*", ""]
     return visible("\n".join(lines).rstrip("\n") + "\n")
 
 
 def _assistant_heading(m: StoredMessage, compare: bool) -> str:
     who = f"{m.provider} · {m.model}" if m.model else str(m.provider)
     return f"## {who} (pane {m.pane})" if compare else f"## {who}"
+
+
+def _sent_with(params: dict[str, Any]) -> str:
+    """`temperature=0.2, max_tokens=256`: each parameter as its JSON."""
+    return ", ".join(
+        f"{key}={json.dumps(value, ensure_ascii=False)}" for key, value in params.items()
+    )
 
 
 def _footer(m: StoredMessage) -> str:

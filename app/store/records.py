@@ -136,6 +136,7 @@ def turn_columns(turn: Turn) -> dict[str, Any]:
         "error_message": turn.error.message if turn.error else None,
         "interruption": turn.interruption,
         "terminal_seen": int(turn.terminal_seen),
+        "params": _dump(turn.params) if turn.params else None,
     }
 
 
@@ -150,6 +151,7 @@ def row_to_turn(row: sqlite3.Row) -> Turn:
         finish_detail=row["finish_detail"],
         terminal_seen=bool(row["terminal_seen"]),
         interruption=row["interruption"],
+        params=_load(row["params"], {}),
     )
     for item in _load(row["tool_calls"], []):
         call = ToolCall(item["index"], item["id"], item["name"], [item["arguments"]])

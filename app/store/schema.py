@@ -134,6 +134,13 @@ MIGRATIONS: tuple[Migration, ...] = (
             WHERE message_id IS NOT NULL;
         """,
     ),
+    Migration(
+        5,
+        "the request parameters each answer was asked with (JSON, as sent)",
+        """
+        ALTER TABLE messages ADD COLUMN params TEXT;
+        """,
+    ),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

@@ -88,6 +88,9 @@ class Turn:
     keepalives: int = 0
     interruption: str = ""  # why a stream ended early, when the transport said
     notices: list[str] = field(default_factory=list)  # what the client did on its own, once
+    # The request's parameters as sent (its body less the conversation), set by the client
+    # before sending: stored with the answer, shown with it.
+    params: dict[str, Any] = field(default_factory=dict)
 
     # -- reading ------------------------------------------------------------------------------
 

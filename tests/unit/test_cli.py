@@ -31,6 +31,7 @@ JSON_KEYS = {
     "error",
     "ttft_ms",
     "duration_ms",
+    "params",
 }
 
 

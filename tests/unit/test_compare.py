@@ -53,6 +53,7 @@ JSON_KEYS = {
     "error",
     "ttft_ms",
     "duration_ms",
+    "params",
 }
 
 
