@@ -33,6 +33,14 @@ QUESTION = {
 }
 
 
+USAGE = {"stream_options": {"include_usage": True}}  # sent on every chat request
+FORMAT_DEFAULTS: dict[Api, dict[str, Any]] = {
+    Api.CHAT: USAGE,
+    Api.MESSAGES: {"max_tokens": 4096},
+    Api.RESPONSES: {},
+}
+
+
 class _Tty(io.StringIO):
     def isatty(self) -> bool:
         return True
@@ -76,6 +84,7 @@ EVERY_KNOB: dict[Api, tuple[list[str], dict[str, Any]]] = {
             "seed": 7,
             "reasoning_effort": "high",
             "logprobs": True,
+            **USAGE,
         },
     ),
     Api.MESSAGES: (
@@ -135,7 +144,7 @@ def test_without_params_json_shows_what_the_format_sent_anyway(
     fake_provider.push(fake.stream(api))
     code, out, _ = ask(capsys, fake_provider, api)
     assert code == 0
-    assert json.loads(out)["params"] == ({"max_tokens": 4096} if api is Api.MESSAGES else {})
+    assert json.loads(out)["params"] == FORMAT_DEFAULTS[api]
 
 
 def config_with_params(tmp_path: Path, server: FakeProvider) -> Path:
@@ -208,7 +217,7 @@ def test_compare_checks_the_params_against_every_format(
     assert fakes[Api.RESPONSES].last_request().json["max_output_tokens"] == 99
     documents = json.loads(capsys.readouterr().out)
     assert [d["params"] for d in documents] == [
-        {"max_tokens": 99},
+        {"max_tokens": 99, **USAGE},
         {"max_tokens": 99},
         {"max_output_tokens": 99},
     ]
@@ -312,7 +321,7 @@ def test_the_turn_holds_what_was_sent_with_secrets_scrubbed(fake_provider: FakeP
 
     turn = asyncio.run(go())
     assert fake_provider.last_request().json["user_token"] == "tok-SECRET-0123456789"
-    assert turn.params == {"user_token": "[redacted]", "temperature": 0.1}
+    assert turn.params == {"user_token": "[redacted]", "temperature": 0.1, **USAGE}
 
 
 def test_a_knob_the_format_lacks_fails_the_turn_unsent(fake_provider: FakeProvider) -> None:
