@@ -40,6 +40,7 @@ from app.wire.engine import Api
 if TYPE_CHECKING:
     from app.headless.ask import Question
     from app.providers.params import RequestParams
+    from app.headless.ask_tools import GivenResult, ToolSetup
     from app.store import Store
 
 EXIT_USAGE = 2
@@ -146,7 +147,32 @@ def _ask_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
     ask.add_argument("--reasoning", action="store_true", help="show reasoning on stderr")
     ask.add_argument("--json", action="store_true", help="print one JSON object at the end")
     ask.add_argument("--record", type=Path, metavar="FILE", help="record the exchange (JSONL)")
+    tools = ask.add_argument_group("tools ([tools.NAME] and [mcp.NAME] in the config)")
+    tools.add_argument("--use-tools", metavar="A,B", help="offer only these tools (or servers)")
+    tools.add_argument("--no-tools", action="store_true", help="offer no tools")
+    tools.add_argument(
+        "--tools",
+        choices=("manual", "auto"),
+        default="manual",
+        help="auto: run MCP tools without asking (needs --yes); manual: only --tool-result",
+    )
+    tools.add_argument("--yes", action="store_true", help="with --tools auto: yes, run them")
+    for flag, meaning in (("--tool-result", "the result"), ("--tool-error", "an error result")):
+        tools.add_argument(
+            flag,
+            action="append",
+            dest="tool_results",
+            default=[],
+            type=_tagged(flag == "--tool-error"),
+            metavar="NAME=JSON",
+            help=f"answer a call of NAME with {meaning} (repeatable; in order, the last repeats)",
+        )
     _config_flag(ask)
+
+
+def _tagged(is_error: bool) -> Callable[[str], tuple[str, bool]]:
+    """--tool-result and --tool-error share one list, in command-line order."""
+    return lambda value: (value, is_error)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -307,8 +333,69 @@ def _ask(
     except MissingApiKey as exc:
         raise UsageError(str(exc)) from None
     question = _question(args, config, environ, stdin, [provider], stderr)
-    job = AskJob(provider=provider, api_key=key, question=question)
+    job = AskJob(provider=provider, api_key=key, question=question, tools=tool_setup(args, config))
     return run_ask(job, stdout, stderr)
+
+
+def tool_setup(args: argparse.Namespace, config: Config) -> ToolSetup:
+    """What the tool flags and the config choose; every contradiction is a usage error."""
+    from app.headless.ask_tools import ToolSetup
+    from app.tools.mcp_client import missing_sdk_message, sdk_installed
+
+    if args.tools == "auto" and not args.yes:
+        raise UsageError("--tools auto runs MCP tools without asking: add --yes to say so")
+    if args.yes and args.tools != "auto":
+        raise UsageError("--yes goes with --tools auto")
+    given = tuple(given_result(value, error) for value, error in args.tool_results)
+    if args.no_tools:
+        clashing = [
+            f for f, on in (("--use-tools", args.use_tools), ("--tools auto", args.yes)) if on
+        ]
+        if given:
+            clashing.append("--tool-result")
+        if clashing:
+            raise UsageError(f"--no-tools offers no tools; drop {', '.join(clashing)}")
+        return ToolSetup()
+    use = None
+    if args.use_tools is not None:
+        use = tuple(name.strip() for name in args.use_tools.split(",") if name.strip())
+        if not use:
+            raise UsageError("--use-tools needs tool names (A,B); --no-tools offers none")
+    servers = tuple(config.mcp.values())
+    if servers and not sdk_installed():
+        raise UsageError(missing_sdk_message(servers))
+    if (given or args.yes) and not (config.tools or servers):
+        raise UsageError("no tools are configured: add [tools.NAME] or [mcp.NAME] to the config")
+    return ToolSetup(
+        local=tuple(config.tools.values()),
+        servers=servers,
+        use=use,
+        run_mcp=args.yes,
+        given=given,
+        rounds=config.tool_rounds,
+        timeout=config.tool_timeout,
+    )
+
+
+def given_result(value: str, is_error: bool) -> GivenResult:
+    """`NAME=JSON`: a JSON string is sent as its text, anything else as the JSON written."""
+    import json
+
+    from app.headless.ask_tools import GivenResult
+
+    flag = "--tool-error" if is_error else "--tool-result"
+    name, equals, written = value.partition("=")
+    if not equals or not name.strip():
+        raise UsageError(f"{flag} takes NAME=JSON, e.g. {flag} 'get_weather={{\"temp\": 21}}'")
+    try:
+        parsed = json.loads(written)
+    except ValueError:
+        raise UsageError(
+            f"{flag} {name.strip()}=…: the value is not JSON; write text as a JSON string: "
+            f"{name.strip()}='\"your text\"'"
+        ) from None
+    content = parsed if isinstance(parsed, str) else written.strip()
+    return GivenResult(name.strip(), content, is_error)
 
 
 def _ask_compare(
@@ -331,6 +418,10 @@ def _ask_compare(
             ("--api", args.api is not None),
             ("--base-url", args.base_url is not None),
             ("--api-key-env", args.api_key_env is not None),
+            ("--use-tools", args.use_tools is not None),
+            ("--no-tools", args.no_tools),
+            ("--tools", args.tools != "manual" or args.yes),
+            ("--tool-result", bool(args.tool_results)),
         )
         if given
     ]

@@ -18,7 +18,7 @@ import json
 import time
 from collections.abc import Callable, Sequence
 from contextlib import ExitStack
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -26,14 +26,28 @@ from app.demo.samples import DEMO_LABEL
 from app.demo.server import DemoServer, Pacing, is_demo, start_demo_server
 from app.display.sanitize import clean
 from app.display.status_line import cache_share_text
+from app.headless.ask_tools import (
+    GivenResults,
+    ToolSetup,
+    call_json,
+    end_note,
+    loop_error,
+    loop_json,
+    result_line,
+    started_tools,
+)
 from app.providers.client import ProviderClient, Timing
 from app.providers.params import RequestParams
 from app.providers.record import Recorder
 from app.settings.config import ProviderConfig
 from app.settings.redaction import provider_secrets, scrub
+from app.tools.approval import ApprovalPolicy
+from app.tools.loop import LoopEnd, LoopHooks, LoopOutcome, Round, ToolLoop
+from app.tools.registry import UnknownTool
 from app.wire.conversation import Conversation
 from app.wire.events import Event, ReasoningDelta, TextDelta
-from app.wire.turn import Turn, TurnStatus
+from app.wire.tools import ToolResult
+from app.wire.turn import ToolCall, Turn, TurnStatus
 
 EXIT_COMPLETE = 0
 EXIT_FAILED = 1
@@ -63,6 +77,7 @@ class AskJob:
     provider: ProviderConfig  # the model to ask is provider.model
     api_key: str | None
     question: Question
+    tools: ToolSetup = field(default_factory=ToolSetup)  # none offered: one request, no loop
 
 
 def run_ask(job: AskJob, stdout: TextIO, stderr: TextIO) -> int:
@@ -74,17 +89,28 @@ def run_ask(job: AskJob, stdout: TextIO, stderr: TextIO) -> int:
         if recorder is not None:
             stack.callback(recorder.close)
         printer = _Printer(stdout, stderr, job)
-        turn, timing = asyncio.run(_ask(replace(job, provider=provider), recorder, printer))
-        printer.finish(turn, timing)
+        job = replace(job, provider=provider)
+        try:
+            if job.tools.offered:
+                outcome = asyncio.run(_ask_with_tools(job, recorder, printer))
+            else:
+                outcome = asyncio.run(_ask(job, recorder, printer))
+        except UnknownTool as exc:
+            stderr.write(f"triptych: {exc}\n")
+            return EXIT_CONFIG
+        printer.finish(outcome)
         if recorder is not None:
             recorder.close()
             report_recording(recorder, stderr)
+    turn = outcome.last
     if turn.error is not None and turn.error.code == BAD_CONFIG:
         return EXIT_CONFIG  # the client could not be set up (base_url, certificates, proxy)
+    if turn.status is TurnStatus.COMPLETE and loop_error(outcome, job.tools.rounds) is not None:
+        return EXIT_FAILED  # the round limit, or a tool failed and the model never answered
     return EXIT_CODES.get(turn.status, EXIT_FAILED)
 
 
-async def _ask(job: AskJob, recorder: Recorder | None, printer: _Printer) -> tuple[Turn, Timing]:
+async def _ask(job: AskJob, recorder: Recorder | None, printer: _Printer) -> LoopOutcome:
     turn, timing = Turn(), Timing(time.monotonic())
     try:
         await stream_answer(
@@ -92,10 +118,47 @@ async def _ask(job: AskJob, recorder: Recorder | None, printer: _Printer) -> tup
         )
     except asyncio.CancelledError:
         # Ctrl+C: asyncio.run cancelled us; the client closed the stream and marked it stopped.
-        task = asyncio.current_task()
-        if task is not None:
-            task.uncancel()
-    return turn, timing
+        _uncancel()
+    return LoopOutcome([Round(turn, timing)], LoopEnd.ANSWERED)
+
+
+async def _ask_with_tools(job: AskJob, recorder: Recorder | None, printer: _Printer) -> LoopOutcome:
+    """The tool loop: MCP servers started for this run, closed at its end."""
+    conversation = Conversation(system=job.question.system)
+    conversation.add_user(job.question.prompt)
+    client = _client(job.provider, job.api_key, job.question, recorder)
+    loop: ToolLoop | None = None
+    try:
+        async with started_tools(job.tools, printer.stderr) as (servers, registry):
+            printer.offered = registry.names
+            loop = ToolLoop(
+                client,
+                registry,
+                servers,
+                ApprovalPolicy(run_all=job.tools.run_mcp),
+                manual=GivenResults(job.tools.given, registry).take,
+                limit=job.tools.rounds,
+                hooks=LoopHooks(printer.on_event, printer.on_turn, printer.on_result),
+                params=job.question.params,
+            )
+            return await loop.run(conversation)
+    except asyncio.CancelledError:
+        _uncancel()  # Ctrl+C: the stream or the call was stopped, the results say so
+    finally:
+        await client.aclose()
+    turns = [m.turn for m in conversation.messages if m.turn is not None]
+    rounds = [Round(turn, printer.timings.get(id(turn), Timing(0.0))) for turn in turns]
+    for turn in turns:
+        turn.end(stopped=True)
+    if not rounds:
+        rounds = [Round(Turn(status=TurnStatus.STOPPED), Timing(0.0))]
+    return LoopOutcome(rounds, LoopEnd.ENDED)
+
+
+def _uncancel() -> None:
+    task = asyncio.current_task()
+    if task is not None:
+        task.uncancel()
 
 
 def serve_demo(
@@ -117,13 +180,15 @@ def serve_demo(
     return served
 
 
-def write_tool_calls(turn: Turn, stderr: TextIO, secrets: Sequence[str]) -> None:
-    """One line per tool call the model asked for (Triptych runs none), then one per tool the
+def write_tool_calls(
+    calls: Turn | Sequence[ToolCall], stderr: TextIO, secrets: Sequence[str]
+) -> None:
+    """One line per tool call the model asked for, then (given a turn) one per tool the
     provider ran itself (web search, MCP…), cleaned and scrubbed."""
-    for call in turn.tool_calls:
+    for call in calls.tool_calls if isinstance(calls, Turn) else calls:
         line = f"tool call {call.name} {call.id}: {call.arguments}"
         stderr.write(scrub(clean(line), secrets) + "\n")
-    for tool in turn.server_tools:
+    for tool in calls.server_tools if isinstance(calls, Turn) else ():
         where = f" on {tool.server}" if tool.server else ""
         stderr.write(scrub(clean(f"server tool {tool.name}{where} {tool.id}"), secrets) + "\n")
 
@@ -155,17 +220,23 @@ async def stream_answer(
     """Ask one question of one provider, streaming into `turn`; shared by ask and ask --compare."""
     conversation = Conversation(system=question.system)
     conversation.add_user(question.prompt)
-    client = ProviderClient(
+    client = _client(provider, api_key, question, recorder)
+    try:
+        await client.stream(conversation, turn, timing, on_event, params=question.params)
+    finally:
+        await client.aclose()
+
+
+def _client(
+    provider: ProviderConfig, api_key: str | None, question: Question, recorder: Recorder | None
+) -> ProviderClient:
+    return ProviderClient(
         provider,
         api_key,
         idle_timeout=question.idle_timeout,
         connect_timeout=question.connect_timeout,
         recorder=recorder,
     )
-    try:
-        await client.stream(conversation, turn, timing, on_event, params=question.params)
-    finally:
-        await client.aclose()
 
 
 class _Printer:
@@ -177,6 +248,34 @@ class _Printer:
         self.job = job
         self._text_tail = ""  # the last text piece: does the answer end with a newline?
         self._reasoning_open = False  # reasoning was written to stderr without a final newline
+        self.secrets = provider_secrets(job.provider, job.api_key)
+        self.timings: dict[int, Timing] = {}  # each round's timing, by id of its turn
+        self.offered: list[str] = []  # the tools the requests carried
+
+    def on_turn(self, turn: Turn, timing: Timing) -> None:
+        """A new request of the tool loop: its text starts on a line of its own."""
+        self.timings[id(turn)] = timing
+        if self.job.question.json_output:
+            return
+        if self._text_tail and not self._text_tail.endswith("\n"):
+            self.stdout.write("\n")
+            self.stdout.flush()
+        self._text_tail = ""
+        self._close_reasoning()
+
+    def on_result(self, call: ToolCall, result: ToolResult) -> None:
+        if self.job.question.json_output:
+            return
+        self._close_reasoning()
+        write_tool_calls([call], self.stderr, self.secrets)
+        self.stderr.write(result_line(call, result, self.secrets) + "\n")
+        self.stderr.flush()
+
+    def _close_reasoning(self) -> None:
+        if self._reasoning_open:
+            self._reasoning_open = False
+            self.stderr.write("\n")
+            self.stderr.flush()
 
     def on_event(self, event: Event) -> None:
         if self.job.question.json_output:
@@ -194,13 +293,26 @@ class _Printer:
             self.stderr.write(clean(event.text))
             self.stderr.flush()
 
-    def finish(self, turn: Turn, timing: Timing) -> None:
+    def finish(self, outcome: LoopOutcome) -> None:
         # The client already scrubbed the turn and every event; this is the same rule again
-        # for anything printed from the job itself.
-        secrets = provider_secrets(self.job.provider, self.job.api_key)
+        # for anything printed from the job itself (and tool results, which it never saw).
+        secrets = self.secrets
+        turn, timing = outcome.last, outcome.rounds[-1].timing
+        limit = self.job.tools.rounds
+        note = end_note(outcome, limit)
+        if turn.status is TurnStatus.FAILED and len(outcome.rounds) == 1 and self.offered:
+            note = (
+                f"the request offered tools ({', '.join(self.offered)}): if the provider "
+                "rejected one's schema, leave it out with --use-tools, or use --no-tools"
+            )
+        if note is not None:
+            self.stderr.write(f"triptych: {note}\n")
+            self.stderr.flush()
         write_notices(turn, self.stderr, secrets)
         if self.job.question.json_output:
             document = answer_json(self.job.provider, turn, timing)
+            if len(outcome.rounds) > 1 or outcome.end is not LoopEnd.ANSWERED:
+                document = loop_json(document, outcome, limit)
             self.stdout.write(scrub(json.dumps(document), secrets) + "\n")
             self.stdout.flush()
             return
@@ -209,8 +321,15 @@ class _Printer:
             self.stdout.flush()
         if self._reasoning_open:
             self.stderr.write("\n")
-        write_tool_calls(turn, self.stderr, secrets)
-        self.stderr.write(scrub(clean(summary_line(self.job.provider, turn, timing)), secrets))
+        write_tool_calls([c for c in turn.tool_calls if c.result is None], self.stderr, secrets)
+        line = summary_line(self.job.provider, turn, timing)
+        if len(outcome.rounds) > 1:
+            first, _, rest = line.partition("\n")
+            line = f"{first} · {len(outcome.rounds)} requests" + (f"\n{rest}" if rest else "")
+        error = loop_error(outcome, limit)
+        if error is not None and turn.error is None:
+            line += f"\nerror: {error[0]}: {error[1]}"
+        self.stderr.write(scrub(clean(line), secrets))
         self.stderr.write("\n")
         self.stderr.flush()
 
@@ -225,10 +344,7 @@ def answer_json(provider: ProviderConfig, turn: Turn, timing: Timing) -> dict[st
         "status": turn.status.value,
         "text": turn.text,
         "reasoning": turn.reasoning,
-        "tool_calls": [
-            {"id": call.id, "name": call.name, "arguments": call.arguments}
-            for call in turn.tool_calls
-        ],
+        "tool_calls": [call_json(call) for call in turn.tool_calls],
         "server_tools": [
             {"id": tool.id, "name": tool.name, "server": tool.server} for tool in turn.server_tools
         ],
@@ -247,6 +363,7 @@ def answer_json(provider: ProviderConfig, turn: Turn, timing: Timing) -> dict[st
         "ttft_ms": timing.ttft_ms,
         "duration_ms": timing.duration_ms,
         "params": turn.params,
+        "rounds": 1,
     }
 
 

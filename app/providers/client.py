@@ -24,7 +24,7 @@ import os
 import re
 import ssl
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
 from importlib.util import find_spec
@@ -73,6 +73,7 @@ from app.wire.events import (
     ToolCallEnd,
     ToolCallStart,
 )
+from app.wire.tools import ToolSpec
 from app.wire.turn import Turn
 
 MAX_DOCUMENT = 32 * 1024 * 1024  # a whole non-streamed answer
@@ -181,11 +182,13 @@ class ProviderClient:
         *,
         model: str | None = None,
         params: RequestParams | None = None,
+        tools: Sequence[ToolSpec] = (),
     ) -> Turn:
         """Stream the next answer into `turn` (in place) and settle it.
 
         `model` overrides the provider's configured model for this request; `params` its
-        `params` (a knob the format does not take fails the turn with `bad_params`, unsent).
+        `params` (a knob the format does not take fails the turn with `bad_params`, unsent);
+        `tools` are offered to the model with it.
         """
         timing = timing if timing is not None else Timing(time.monotonic())
         run = _Run(turn, timing, on_event, StreamEngine(self.provider.api), self.secrets)
@@ -196,7 +199,13 @@ class ProviderClient:
                 return turn
             try:
                 request = build_request(
-                    self._target, conversation, self._key, model=model, exclude=turn, params=params
+                    self._target,
+                    conversation,
+                    self._key,
+                    model=model,
+                    exclude=turn,
+                    params=params,
+                    tools=tools,
                 )
             except ParamError as exc:
                 run.fail("bad_params", str(exc))

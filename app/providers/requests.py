@@ -4,14 +4,17 @@ Each format gets the history in its own shape, including what a provider asks to
 back: Kimi's `reasoning_content` on chat assistant messages, Messages `thinking` blocks with
 their signature (and `redacted_thinking`) unchanged, and tool calls in each format's form.
 
-Triptych does not run tools. An assistant turn that called tools must still be followed by a
-result for every call (all three APIs reject an unanswered call), so the history carries a
-result saying the call was not run, placed before the user's next words.
+Tools offered go in each format's shape (`tool_specs`). An assistant turn that called tools is
+followed by a result for every call (all three APIs reject an unanswered call): the call's own
+`result` when it got one (by hand or from an MCP server), else a result saying it was not run,
+placed before the user's next words. A call whose arguments were not JSON goes back with `{}`
+and its error result, so the model learns what went wrong.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +22,7 @@ from app.providers.params import RequestParams, check_for, format_fields
 from app.settings.config import ENDPOINTS, ProviderConfig
 from app.wire.conversation import Conversation, Message
 from app.wire.engine import Api
+from app.wire.tools import ToolSpec
 from app.wire.turn import ToolCall, Turn
 
 ANTHROPIC_VERSION = "2023-06-01"
@@ -65,15 +69,19 @@ def build_request(
     model: str | None = None,
     exclude: Turn | None = None,
     params: RequestParams | None = None,
+    tools: Sequence[ToolSpec] = (),
 ) -> ProviderRequest:
     """The streaming request for the conversation's next answer.
 
     `exclude` is the turn being filled now: a UI may already have added it to the conversation.
     `params` override the provider's `params`, their `extra` merged last; a knob the format
     has no field for raises ParamError.
+    `tools` are offered to the model (none: the body has no `tools` key at all).
     """
     messages = [m for m in conversation.messages if exclude is None or m.turn is not exclude]
     body = build_body(provider.api, model or provider.model, conversation.system, messages)
+    if tools:
+        body["tools"] = tool_specs(provider.api, tools)
     if provider.api is Api.MESSAGES:
         body["max_tokens"] = provider.max_tokens
     elif provider.api is Api.CHAT and provider.include_usage:
@@ -113,14 +121,46 @@ def deep_merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]
     return merged
 
 
+def tool_specs(api: Api, tools: Sequence[ToolSpec]) -> list[dict[str, Any]]:
+    """The `tools` array: Chat Completions nests a `function`, Messages names the schema
+    `input_schema`, Responses lists flat `function` tools."""
+    if api is Api.CHAT:
+        return [
+            {
+                "type": "function",
+                "function": {
+                    "name": t.name,
+                    "description": t.description,
+                    "parameters": t.parameters,
+                },
+            }
+            for t in tools
+        ]
+    if api is Api.MESSAGES:
+        return [
+            {"name": t.name, "description": t.description, "input_schema": t.parameters}
+            for t in tools
+        ]
+    return [
+        {
+            "type": "function",
+            "name": t.name,
+            "description": t.description,
+            "parameters": t.parameters,
+        }
+        for t in tools
+    ]
+
+
 # -- what an assistant turn sends back ------------------------------------------------------------
 
 
 def sendable_calls(turn: Turn | None) -> list[ToolCall]:
-    """Calls worth sending back: named, with arguments that parse (a cut call cannot be)."""
+    """Calls worth sending back: named, with arguments that parse (a cut call cannot be), or
+    with a result already given (bad arguments then go back as `{}` beside the error)."""
     if turn is None:
         return []
-    return [c for c in turn.tool_calls if c.name and not c.invalid_json]
+    return [c for c in turn.tool_calls if c.name and (not c.invalid_json or c.result is not None)]
 
 
 def call_id(call: ToolCall) -> str:
@@ -128,7 +168,13 @@ def call_id(call: ToolCall) -> str:
 
 
 def call_arguments(call: ToolCall) -> str:
+    if call.invalid_json:
+        return "{}"
     return call.arguments if call.arguments.strip() else "{}"
+
+
+def result_text(call: ToolCall) -> str:
+    return call.result.content if call.result is not None else TOOL_NOT_RUN
 
 
 def _assistant_text(message: Message) -> str:
@@ -166,7 +212,7 @@ def chat_messages(system: str | None, messages: list[Message]) -> list[dict[str,
             ]
         out.append(entry)
         for c in calls:
-            out.append({"role": "tool", "tool_call_id": call_id(c), "content": TOOL_NOT_RUN})
+            out.append({"role": "tool", "tool_call_id": call_id(c), "content": result_text(c)})
     return out
 
 
@@ -184,10 +230,7 @@ def messages_history(messages: list[Message]) -> list[dict[str, Any]]:
         if not blocks:
             continue
         out.append({"role": "assistant", "content": blocks})
-        results = [
-            {"type": "tool_result", "tool_use_id": call_id(c), "content": TOOL_NOT_RUN}
-            for c in sendable_calls(message.turn)
-        ]
+        results = [_tool_result_block(c) for c in sendable_calls(message.turn)]
         if results:
             out.append({"role": "user", "content": results})
     return out
@@ -215,6 +258,17 @@ def assistant_blocks(message: Message) -> list[dict[str, Any]]:
         blocks.append({"type": "tool_use", "id": call_id(c), "name": c.name, "input": _input(c)})
     has_answer = any(b["type"] in ("text", "tool_use") for b in blocks)
     return blocks if has_answer else []
+
+
+def _tool_result_block(call: ToolCall) -> dict[str, Any]:
+    block: dict[str, Any] = {
+        "type": "tool_result",
+        "tool_use_id": call_id(call),
+        "content": result_text(call),
+    }
+    if call.result is not None and call.result.is_error:
+        block["is_error"] = True
+    return block
 
 
 def _input(call: ToolCall) -> dict[str, Any]:
@@ -257,7 +311,7 @@ def responses_input(messages: list[Message]) -> list[dict[str, Any]]:
             )
         for c in calls:
             out.append(
-                {"type": "function_call_output", "call_id": call_id(c), "output": TOOL_NOT_RUN}
+                {"type": "function_call_output", "call_id": call_id(c), "output": result_text(c)}
             )
     return out
 
@@ -272,4 +326,5 @@ __all__ = [
     "deep_merge",
     "endpoint_url",
     "request_headers",
+    "tool_specs",
 ]

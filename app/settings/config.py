@@ -9,6 +9,7 @@ No message, warning or repr ever contains an API key.
 from __future__ import annotations
 
 import difflib
+import json
 import math
 import os
 import re
@@ -30,6 +31,9 @@ EXIT_CONFIG_ERROR = 2
 DEFAULT_MAX_TOKENS = 4096
 DEFAULT_IDLE_TIMEOUT = 150.0
 DEFAULT_CONNECT_TIMEOUT = 10.0
+DEFAULT_TOOL_ROUNDS = 10  # model requests per prompt while tools are being answered
+DEFAULT_TOOL_TIMEOUT = 60.0  # seconds an MCP server may take to start or answer one call
+MAX_SCHEMA_BYTES = 1024 * 1024  # a `parameters = "file.json"` schema
 MAX_CONFIG_BYTES = 1024 * 1024  # far above any real config; bounds what a wrong path costs
 API_NAMES = tuple(api.value for api in Api)
 ENDPOINTS = {Api.CHAT: "/chat/completions", Api.MESSAGES: "/messages", Api.RESPONSES: "/responses"}
@@ -78,6 +82,31 @@ def demo_provider(base_url: str = "") -> ProviderConfig:
     return ProviderConfig(name=DEMO, api=Api.CHAT, base_url=base_url, model=DEMO)
 
 
+EMPTY_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
+
+
+@dataclass(frozen=True, slots=True)
+class ToolConfig:
+    """A `[tools.NAME]` tool: offered to the model, answered by hand (no server runs it)."""
+
+    name: str
+    description: str = ""
+    parameters: dict[str, Any] = field(default_factory=lambda: dict(EMPTY_SCHEMA))
+
+
+@dataclass(frozen=True, slots=True)
+class McpServerConfig:
+    """An `[mcp.NAME]` server: `command` (stdio) or `url` (streamable HTTP), never both."""
+
+    name: str
+    command: tuple[str, ...] = ()
+    env: dict[str, str] = field(default_factory=dict, repr=False)  # may carry credentials
+    cwd: Path | None = None
+    url: str | None = field(default=None, repr=False)  # may carry a ?key=
+    headers: dict[str, str] = field(default_factory=dict, repr=False)
+    timeout: float | None = None  # overrides the config's tool_timeout for this server
+
+
 DEFAULT_READING_WIDTH = 100  # lines of prose longer than this are hard to read
 MIN_READING_WIDTH = 20
 
@@ -108,6 +137,10 @@ class Config:
     connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
     ui: UiSettings = field(default_factory=UiSettings)
     prompts: dict[str, SystemPreset] = field(default_factory=dict)  # [prompts.NAME], file order
+    tools: dict[str, ToolConfig] = field(default_factory=dict)
+    mcp: dict[str, McpServerConfig] = field(default_factory=dict)
+    tool_rounds: int = DEFAULT_TOOL_ROUNDS  # the most model requests one prompt may take
+    tool_timeout: float = DEFAULT_TOOL_TIMEOUT
 
     def preset(self, name: str) -> SystemPreset:
         """The named system prompt; an unknown name is a ConfigError listing the known ones."""
@@ -167,7 +200,7 @@ def did_you_mean(word: str, choices: Iterable[str]) -> str:
     return f"; did you mean {by_lower[found[0]]}?" if found else ""
 
 
-def _read_bounded(path: Path) -> bytes:
+def _read_bounded(path: Path, limit: int = MAX_CONFIG_BYTES, what: str = "config file") -> bytes:
     """The file's bytes, if it is a regular file of at most MAX_CONFIG_BYTES. Opened without
     blocking and checked by its descriptor, so a FIFO, /dev/zero or a file swapped in between
     is refused at once rather than hanging or filling memory."""
@@ -177,20 +210,20 @@ def _read_bounded(path: Path) -> bytes:
         mode = os.fstat(descriptor).st_mode
         if not stat.S_ISREG(mode):
             raise ConfigError(
-                f"{path}: cannot read config file: not a regular file ({_file_kind(mode)})"
+                f"{path}: cannot read {what}: not a regular file ({_file_kind(mode)})"
             )
         chunks: list[bytes] = []
         size = 0
-        while size <= MAX_CONFIG_BYTES:
-            chunk = os.read(descriptor, MAX_CONFIG_BYTES + 1 - size)
+        while size <= limit:
+            chunk = os.read(descriptor, limit + 1 - size)
             if not chunk:
                 break
             chunks.append(chunk)
             size += len(chunk)
     finally:
         os.close(descriptor)
-    if size > MAX_CONFIG_BYTES:
-        raise ConfigError(f"{path}: cannot read config file: larger than 1 MiB")
+    if size > limit:
+        raise ConfigError(f"{path}: cannot read {what}: larger than {limit // 1024 // 1024} MiB")
     return b"".join(chunks)
 
 
@@ -246,6 +279,20 @@ def base_url_problem(url: str) -> str | None:
     return None
 
 
+def _mcp_url_problem(url: str) -> str | None:
+    """Why an MCP server URL cannot be used (never quoting it: it may hold a key)."""
+    if any(char.isspace() or not char.isprintable() for char in url):
+        return "must not contain spaces or control characters"
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises on a port that is not a number
+    except ValueError:
+        return "is not a valid URL"
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return "must be an http:// or https:// URL"
+    return None
+
+
 def _syntax_message(path: Path, detail: str) -> str:
     found = re.search(r"at line (\d+), column (\d+)", detail)
     where = f"{path}:{found.group(1)}" if found else str(path)
@@ -275,6 +322,9 @@ _TOP_KEYS = {f.name for f in fields(Config)} - {"path", "warnings"}
 _UI_KEYS = {f.name for f in fields(UiSettings)}
 _PRESET_KEYS = {f.name for f in fields(SystemPreset)} - {"name"}
 _PROVIDER_KEYS = {f.name for f in fields(ProviderConfig)} - {"name", "source"}
+_TOOL_KEYS = {"description", "parameters"}
+_MCP_KEYS = {f.name for f in fields(McpServerConfig)} - {"name"}
+_TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")  # what every provider accepts as a name
 _SECRET_HEADERS = {"authorization", "x-api-key", "api-key", "proxy-authorization"}
 _ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _TOKEN = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")  # RFC 9110 field-name
@@ -410,6 +460,18 @@ class _Validator:
             self.error(("system",), f"must be a string, not {_kind(system)}")
             system = None
         prompts = self.prompts(self.table(document, ("prompts",)))
+        tools = {
+            name: tool
+            for name, body in self.table(document, ("tools",)).items()
+            if (tool := self.tool(name, body)) is not None
+        }
+        servers = {
+            name: server
+            for name, body in self.table(document, ("mcp",)).items()
+            if (server := self.mcp_server(name, body)) is not None
+        }
+        rounds = self.whole(document, ("tool_rounds",), DEFAULT_TOOL_ROUNDS)
+        tool_timeout = self.number(document, ("tool_timeout",), positive=True)
         if self.errors:
             raise ConfigError([message for _, message in sorted(self.errors)])
         return Config(
@@ -422,7 +484,146 @@ class _Validator:
             connect_timeout=DEFAULT_CONNECT_TIMEOUT if connect is None else connect,
             ui=ui,
             prompts=prompts,
+            tools=tools,
+            mcp=servers,
+            tool_rounds=rounds,
+            tool_timeout=DEFAULT_TOOL_TIMEOUT if tool_timeout is None else tool_timeout,
         )
+
+    def whole(self, table: Mapping[str, Any], keys: Keys, default: int) -> int:
+        value = table.get(keys[-1], default)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            shown = value if isinstance(value, int | float) else _kind(value)
+            self.error(keys, f"must be a whole number from 1 up, not {shown}")
+            return default
+        return value
+
+    def tool(self, name: str, body: object) -> ToolConfig | None:
+        keys: Keys = ("tools", name)
+        if not _TOOL_NAME.match(name):
+            self.error(
+                keys,
+                "a tool's name is sent to the provider as is: use 1 to 64 letters, digits, "
+                "_ or - (providers reject anything else)",
+            )
+            return None
+        if not isinstance(body, dict):
+            self.error(keys, f"must be a table ([tools.{name}]), not {_kind(body)}")
+            return None
+        self.unknown_keys(body, _TOOL_KEYS, keys)
+        description = body.get("description", "")
+        if not isinstance(description, str):
+            self.error((*keys, "description"), f"must be a string, not {_kind(description)}")
+            return None
+        parameters = self.schema(body, (*keys, "parameters"))
+        if parameters is None:
+            return None
+        return ToolConfig(name=name, description=description, parameters=parameters)
+
+    def schema(self, body: Mapping[str, Any], keys: Keys) -> dict[str, Any] | None:
+        """`parameters`: a JSON Schema written as a TOML table, or the path of a JSON file
+        (relative to the config file); its top must be an object schema, as providers ask."""
+        value = body.get(keys[-1], EMPTY_SCHEMA)
+        if isinstance(value, str):
+            value = self.schema_file(value, keys)
+            if value is None:
+                return None
+        if not isinstance(value, dict):
+            self.error(keys, f"must be a table (a JSON Schema) or a file path, not {_kind(value)}")
+            return None
+        if value.get("type") != "object":
+            self.error(keys, 'the schema\'s top must say type = "object" (every provider asks)')
+            return None
+        return dict(value)
+
+    def schema_file(self, written: str, keys: Keys) -> Any:
+        path = Path(written).expanduser()
+        if not path.is_absolute():
+            path = self.path.parent / path
+        try:
+            raw = _read_bounded(path, MAX_SCHEMA_BYTES, "schema file")
+            return json.loads(raw.decode("utf-8"))
+        except ConfigError as exc:
+            self.error(keys, str(exc))
+        except OSError as exc:
+            self.error(keys, f"cannot read {path}: {exc.strerror or exc}")
+        except (UnicodeDecodeError, ValueError, RecursionError) as exc:
+            self.error(keys, f"{path} is not JSON: {exc}")
+        return None
+
+    def mcp_server(self, name: str, body: object) -> McpServerConfig | None:
+        keys: Keys = ("mcp", name)
+        if not _TOOL_NAME.match(name):
+            self.error(keys, "a server's name prefixes its tools: use letters, digits, _ or -")
+            return None
+        if not isinstance(body, dict):
+            self.error(keys, f"must be a table ([mcp.{name}]), not {_kind(body)}")
+            return None
+        errors_before = len(self.errors)
+        self.unknown_keys(body, _MCP_KEYS, keys)
+        command, url = body.get("command"), body.get("url")
+        if (command is None) == (url is None):
+            self.error(keys, "give command = [...] (a stdio server) or url (streamable HTTP)")
+            return None
+        server = McpServerConfig(
+            name=name, timeout=self.number(body, (*keys, "timeout"), positive=True)
+        )
+        if command is not None:
+            server = self.stdio_server(server, body, keys)
+        else:
+            server = self.http_server(server, body, keys)
+        return server if len(self.errors) == errors_before else None
+
+    def stdio_server(
+        self, server: McpServerConfig, body: Mapping[str, Any], keys: Keys
+    ) -> McpServerConfig:
+        command = body["command"]
+        if (
+            not isinstance(command, list)
+            or not command
+            or not all(isinstance(part, str) for part in command)
+            or not command[0].strip()
+        ):
+            self.error((*keys, "command"), "must be a non-empty array of strings, program first")
+            command = []
+        for misplaced in ("headers",):
+            if misplaced in body:
+                self.error((*keys, misplaced), "is for a url server; a command server takes env")
+        env: dict[str, str] = {}
+        for var, value in self.table(body, (*keys, "env")).items():
+            if not _ENV_NAME.match(var) or not isinstance(value, str):
+                self.error((*keys, "env", var), 'must be NAME = "string"')
+            else:
+                env[var] = value
+        cwd = None
+        written = self.text(body, (*keys, "cwd"))
+        if written is not None:
+            cwd = Path(written).expanduser()
+            if not cwd.is_absolute():
+                cwd = self.path.parent / cwd
+        return replace(server, command=tuple(command), env=env, cwd=cwd)
+
+    def http_server(
+        self, server: McpServerConfig, body: Mapping[str, Any], keys: Keys
+    ) -> McpServerConfig:
+        for misplaced in ("env", "cwd"):
+            if misplaced in body:
+                self.error(
+                    (*keys, misplaced), "is for a command server; a url server takes headers"
+                )
+        url = self.text(body, (*keys, "url"), required="the server's URL")
+        if url is not None:
+            problem = _mcp_url_problem(url)
+            if problem is not None:
+                self.error((*keys, "url"), problem)
+        headers: dict[str, str] = {}
+        for header, value in self.table(body, (*keys, "headers")).items():
+            problem = _header_problem(header, value)
+            if problem is None:
+                headers[header] = value
+            else:
+                self.error((*keys, "headers", header), problem)
+        return replace(server, url=url, headers=headers)
 
     def prompts(self, table: Mapping[str, Any]) -> dict[str, SystemPreset]:
         """`[prompts.NAME] system = "..."`: each a table with a non-empty `system` string."""

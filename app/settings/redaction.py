@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, AnyStr, Generic
 from urllib.parse import parse_qsl, unquote, urlsplit, urlunsplit
 
 if TYPE_CHECKING:
-    from app.settings.config import ProviderConfig
+    from app.settings.config import McpServerConfig, ProviderConfig
 
 REDACTED = "[redacted]"
 MIN_DERIVED = 4  # a value found by its name (a user name, a param) shorter than this is not
@@ -52,6 +52,19 @@ def provider_secrets(provider: ProviderConfig, api_key: str | None) -> tuple[str
             found.extend(_header_secrets(value))
     found.extend(url_secrets(provider.base_url))
     found.extend(_param_secrets(provider.params, inside_secret=False))
+    return unique(found)
+
+
+def mcp_secrets(server: McpServerConfig) -> tuple[str, ...]:
+    """An MCP server's secrets: auth-like header values, env values whose name looks like a
+    secret, and what its URL carries (user:password@, ?key=)."""
+    found: list[str] = []
+    for name, value in server.headers.items():
+        if secret_name(name):
+            found.extend(_header_secrets(value))
+    found.extend(value for name, value in server.env.items() if secret_name(name))
+    if server.url:
+        found.extend(url_secrets(server.url))
     return unique(found)
 
 

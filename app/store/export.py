@@ -113,7 +113,13 @@ def _message_dict(m: StoredMessage) -> dict[str, Any]:
         reasoning_signature=turn.reasoning_signature,
         redacted_reasoning=list(turn.redacted_reasoning),
         tool_calls=[
-            {"id": c.id, "name": c.name, "arguments": c.arguments, "invalid_json": c.invalid_json}
+            {
+                "id": c.id,
+                "name": c.name,
+                "arguments": c.arguments,
+                "invalid_json": c.invalid_json,
+                "result": None if c.result is None else c.result.to_json(),
+            }
             for c in turn.tool_calls
         ],
         sources=[{"url": s.url, "title": s.title} for s in turn.sources],
@@ -135,6 +141,12 @@ def _message_dict(m: StoredMessage) -> dict[str, Any]:
         params=dict(turn.params),
     )
     return out
+
+
+def _fence_for(text: str) -> str:
+    """A backtick fence longer than any run of backticks in `text`, so it cannot close early."""
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    return "`" * max(3, longest + 1)
 
 
 def _iso(timestamp: float) -> str:
@@ -162,6 +174,11 @@ def to_markdown(conv: StoredConversation) -> str:
         for call in turn.tool_calls:
             lines += [f"**Tool call** `{call.name}` ({call.id})", "", "```json", call.arguments]
             lines += ["```", ""]
+            if call.result is not None:
+                error = " (error)" if call.result.is_error else ""
+                fence = _fence_for(call.result.content)
+                lines += [f"**Tool result**{error}, {call.result.origin.value}", ""]
+                lines += [fence, call.result.content, fence, ""]
         if turn.sources:
             lines += ["**Sources**", ""]
             lines += [f"- [{s.title or s.url}]({s.url})" for s in turn.sources]

@@ -1,7 +1,8 @@
 """What the store hands back, and how a `Turn` maps to a row and back.
 
 Text, reasoning and scalar fields get their own columns (searchable, readable with the sqlite3
-shell); the nested parts (tool calls, sources, usage) are JSON. A rebuilt `Turn` carries
+shell); the nested parts (tool calls with their results, sources, usage) are JSON, so a result needs
+no column of its own. A rebuilt `Turn` carries
 everything a request builder needs to send the answer back: signature, redacted blocks, calls.
 """
 
@@ -14,6 +15,7 @@ from typing import Any, Literal
 
 from app.wire.conversation import Conversation, Message
 from app.wire.events import Source, StreamError, Usage
+from app.wire.tools import ToolResult
 from app.wire.turn import ToolCall, Turn, TurnStatus
 
 Kind = Literal["chat", "compare", "batch"]  # batch: one prompt of `triptych batch`, side by side
@@ -157,6 +159,8 @@ def row_to_turn(row: sqlite3.Row) -> Turn:
         call = ToolCall(item["index"], item["id"], item["name"], [item["arguments"]])
         if item["closed"]:
             call.close()  # re-parses the arguments: value and invalid_json come back as they were
+        if item.get("result") is not None:
+            call.result = ToolResult.from_json(item["result"])
         turn.calls[call.index] = call
     turn.sources = [Source(url, title) for url, title in _load(row["sources"], [])]
     if row["usage"] is not None:
@@ -214,6 +218,7 @@ def _call_dict(call: ToolCall) -> dict[str, Any]:
         "name": call.name,
         "arguments": call.arguments,
         "closed": call.closed,
+        **({"result": call.result.to_json()} if call.result is not None else {}),
     }
 
 

@@ -31,6 +31,7 @@ from app.wire.events import (
     ToolCallStart,
     Usage,
 )
+from app.wire.tools import ToolResult
 
 
 class TurnStatus(StrEnum):
@@ -50,6 +51,7 @@ class ToolCall:
     closed: bool = False
     value: Any = None
     invalid_json: bool = False
+    result: ToolResult | None = None  # what was sent back for it; None: nothing yet
 
     @property
     def arguments(self) -> str:

@@ -32,6 +32,7 @@ JSON_KEYS = {
     "ttft_ms",
     "duration_ms",
     "params",
+    "rounds",
 }
 
 
@@ -91,8 +92,10 @@ def test_ask_json_on_the_demo_has_exactly_the_documented_keys(
             "id": "call_demo_weather",
             "name": "get_weather",
             "arguments": '{"city": "Paris", "unit": "celsius"}',
+            "result": None,
         }
     ]
+    assert document["rounds"] == 1
     assert set(document["usage"]) == {"input_tokens", "output_tokens", "cached_tokens"}
     assert document["error"] is None
     assert isinstance(document["ttft_ms"], int)

@@ -54,6 +54,7 @@ JSON_KEYS = {
     "ttft_ms",
     "duration_ms",
     "params",
+    "rounds",
 }
 
 

@@ -20,6 +20,7 @@ CORE_PACKAGES = [
     "app.demo",
     "app.settings",
     "app.headless",
+    "app.tools",
 ]
 CORE_MODULES = [
     "app.cli",  # the entry point: it loads the UI only when the TUI is started

@@ -113,6 +113,7 @@ def test_json_export_holds_every_field_and_parses(history: Store) -> None:
             "name": "get_weather",
             "arguments": '{"city": "Paris"}',
             "invalid_json": False,
+            "result": None,
         }
     ]
     assert answer["usage"] == {"input_tokens": 11, "output_tokens": 22, "cached_tokens": None}

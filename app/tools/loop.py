@@ -1,0 +1,198 @@
+"""The tool loop: stream a turn; when it ends with tool calls, answer each, send the results
+back with the assistant's turn, stream the next, until the model answers without tools.
+
+Each call is answered in order: Triptych's own error when the call cannot run (no such tool,
+arguments that are not JSON or do not fit the schema; `on_problem` decides whether that error
+goes back to the model), else a result given by hand (`manual`), else — for an MCP tool the
+`ApprovalPolicy` lets run — what the server answers. A call left without a result ends the
+loop there (nothing is sent that the provider would reject). The loop stops at `limit` model
+requests. Results live on the calls (`ToolCall.result`), so the conversation, the history and
+exports carry them. A UI drives the same loop with its own callbacks and hooks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from app.providers.client import ProviderClient, Timing
+from app.providers.params import RequestParams
+from app.tools.approval import ApprovalPolicy, Choice
+from app.tools.mcp_client import McpServers
+from app.tools.registry import Tool, ToolRegistry
+from app.tools.schema_check import schema_problems
+from app.wire.conversation import Conversation
+from app.wire.events import Event
+from app.wire.tools import ResultOrigin, ToolResult
+from app.wire.turn import ToolCall, Turn, TurnStatus
+
+Manual = Callable[[Tool, ToolCall], Awaitable[ToolResult | None]]
+OnProblem = Callable[[ToolCall, Tool | None, str], Awaitable[bool]]
+CANCELLED = "the call was cancelled before it answered"
+_OWN = ResultOrigin.TRIPTYCH
+
+
+class LoopEnd(StrEnum):
+    ANSWERED = "answered"  # the last turn completed without tool calls
+    UNANSWERED = "unanswered"  # a call got no result (nobody gave one, or nothing may run)
+    LIMIT = "limit"  # the model still called tools at the last request allowed
+    ENDED = "ended"  # the last turn did not complete: failed, interrupted or stopped
+
+
+@dataclass(slots=True)
+class Round:
+    turn: Turn
+    timing: Timing
+
+
+@dataclass(slots=True)
+class LoopOutcome:
+    rounds: list[Round]
+    end: LoopEnd
+
+    @property
+    def last(self) -> Turn:
+        return self.rounds[-1].turn
+
+    @property
+    def calls(self) -> list[ToolCall]:
+        return [call for r in self.rounds for call in r.turn.tool_calls]
+
+    @property
+    def tool_failed(self) -> bool:
+        return any(c.result is not None and c.result.is_error for c in self.calls)
+
+    @property
+    def answered(self) -> bool:
+        return self.end is LoopEnd.ANSWERED
+
+
+async def _no_manual(tool: Tool, call: ToolCall) -> ToolResult | None:
+    return None
+
+
+async def _send_problem(call: ToolCall, tool: Tool | None, problem: str) -> bool:
+    return True
+
+
+@dataclass(slots=True)
+class LoopHooks:
+    """What a caller sees as the loop goes: each event, each new turn, each result."""
+
+    on_event: Callable[[Event], None] | None = None
+    on_turn: Callable[[Turn, Timing], None] | None = None
+    on_result: Callable[[ToolCall, ToolResult], None] | None = None
+
+
+@dataclass(slots=True)
+class ToolLoop:
+    client: ProviderClient
+    registry: ToolRegistry
+    servers: McpServers | None = None
+    approvals: ApprovalPolicy = field(default_factory=ApprovalPolicy)
+    manual: Manual = _no_manual
+    on_problem: OnProblem = _send_problem
+    limit: int = 10
+    hooks: LoopHooks = field(default_factory=LoopHooks)
+    params: RequestParams | None = None  # sent with every request of the loop
+
+    async def run(self, conversation: Conversation) -> LoopOutcome:
+        """Answer the conversation's last prompt; the turns are added to `conversation`."""
+        rounds: list[Round] = []
+        specs = self.registry.specs()
+        while True:
+            turn, timing = Turn(), Timing(time.monotonic())
+            rounds.append(Round(turn, timing))
+            conversation.add_assistant(turn)
+            if self.hooks.on_turn is not None:
+                self.hooks.on_turn(turn, timing)
+            await self.client.stream(
+                conversation, turn, timing, self.hooks.on_event, params=self.params, tools=specs
+            )
+            calls = [c for c in turn.tool_calls if c.name]
+            if turn.status is not TurnStatus.COMPLETE:
+                return LoopOutcome(rounds, LoopEnd.ENDED)
+            if not calls:
+                return LoopOutcome(rounds, LoopEnd.ANSWERED)
+            if len(rounds) >= self.limit:
+                return LoopOutcome(rounds, LoopEnd.LIMIT)
+            if not await self.answer_all(calls):
+                return LoopOutcome(rounds, LoopEnd.UNANSWERED)
+
+    async def answer_all(self, calls: Sequence[ToolCall]) -> bool:
+        """Give every call its result, in order; False when one is left without."""
+        for call in calls:
+            if call.result is None:
+                try:
+                    call.result = await self.answer(call)
+                except asyncio.CancelledError:
+                    call.result = ToolResult(CANCELLED, True, ResultOrigin.TRIPTYCH)
+                    raise
+                if call.result is not None and self.hooks.on_result is not None:
+                    self.hooks.on_result(call, call.result)
+        return all(call.result is not None for call in calls)
+
+    async def answer(self, call: ToolCall) -> ToolResult | None:
+        tool = self.registry.called(call.name)
+        problem = call_problem(self.registry, tool, call)
+        if problem is not None:
+            if await self.on_problem(call, tool, problem):
+                return ToolResult(problem, True, ResultOrigin.TRIPTYCH)
+            return None
+        assert tool is not None  # a call without its tool is a problem above
+        manual = await self.manual(tool, call)
+        if manual is not None:
+            return manual
+        if tool.server is None or self.servers is None:
+            return None
+        approval = await self.approvals.approve(tool, call)
+        if approval is None:
+            return None
+        if not approval.runs:
+            return ToolResult("the user denied this call", True, ResultOrigin.TRIPTYCH)
+        arguments = call.value if isinstance(call.value, dict) else {}
+        if approval.choice is Choice.EDIT and approval.arguments is not None:
+            try:
+                edited = json.loads(approval.arguments)
+            except ValueError as exc:
+                return ToolResult(f"the edited arguments are not JSON: {exc}", True, _OWN)
+            if not isinstance(edited, dict):
+                return ToolResult("the edited arguments are not a JSON object", True, _OWN)
+            arguments = edited
+        result = await self.servers.call(tool, arguments)
+        if approval.choice is Choice.EDIT:
+            result = ToolResult(
+                result.content, result.is_error, result.origin, result.size, approval.arguments
+            )
+        return result
+
+
+def call_problem(registry: ToolRegistry, tool: Tool | None, call: ToolCall) -> str | None:
+    """Why this call cannot run as the model wrote it, or None."""
+    if tool is None:
+        offered = ", ".join(t.wire_name for t in registry.tools) or "none"
+        return f"there is no tool named {call.name!r} (offered: {offered})"
+    if call.invalid_json:
+        shown = call.arguments[:200] + ("…" if len(call.arguments) > 200 else "")
+        return f"the arguments are not valid JSON: {shown}"
+    if not isinstance(call.value, dict):
+        return "the arguments must be a JSON object"
+    problems = schema_problems(call.value, tool.parameters)
+    if problems:
+        return "the arguments do not match the tool's schema: " + "; ".join(problems)
+    return None
+
+
+__all__ = [
+    "CANCELLED",
+    "LoopEnd",
+    "LoopHooks",
+    "LoopOutcome",
+    "Round",
+    "ToolLoop",
+    "call_problem",
+]

@@ -1,0 +1,226 @@
+"""MCP servers over the official `mcp` SDK (the optional extra `triptych[mcp]`).
+
+`McpServers.start` connects to every configured server — a `command` over stdio, a `url` over
+streamable HTTP — lists its tools, and keeps the connection for the session. A server that
+cannot start, answer or list in time is reported in `problems` and skipped; nothing else stops.
+`call` runs one tool and always returns a `ToolResult`: an error result says what went wrong
+(the server's error, no answer within the timeout, the server gone, the call cancelled).
+
+Servers' output is untrusted: a stdio server's stderr goes to a temporary file (its last line
+is quoted, cleaned, when it fails to start), never to the terminal; a result is cut to
+MAX_RESULT characters and scrubbed of the servers' secrets before anyone sees it.
+
+The SDK is built on anyio task groups: start, call and `aclose` must all run in one task
+(a UI keeps one long-lived worker for them).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import sys
+import tempfile
+from collections.abc import Sequence
+from contextlib import AsyncExitStack
+from dataclasses import dataclass, field
+from importlib.util import find_spec
+from typing import IO, TYPE_CHECKING, Any, TextIO, cast
+
+from app.settings.config import McpServerConfig
+from app.settings.redaction import mcp_secrets, scrub, unique
+from app.tools.registry import RemoteTool, Tool
+from app.wire.tools import ResultOrigin, ToolResult
+
+if TYPE_CHECKING:
+    from mcp import Client
+
+MAX_RESULT = 256 * 1024  # characters of one result sent to the model and stored
+_STDERR_QUOTED = 200
+EXTRA_HINT = "pip install 'triptych[mcp]'"
+
+
+def sdk_installed() -> bool:
+    return find_spec("mcp") is not None
+
+
+def missing_sdk_message(servers: Sequence[McpServerConfig]) -> str:
+    names = ", ".join(f"[mcp.{s.name}]" for s in servers)
+    return f"{names} needs the MCP Python SDK, which is not installed: {EXTRA_HINT}"
+
+
+@dataclass(slots=True)
+class _Connection:
+    config: McpServerConfig
+    client: Client
+    timeout: float
+    gone: str = ""  # why the server cannot be called any more
+
+
+@dataclass(slots=True)
+class McpServers:
+    timeout: float
+    connections: dict[str, _Connection] = field(default_factory=dict)
+    listed: list[RemoteTool] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    secrets: tuple[str, ...] = ()
+    _stack: AsyncExitStack = field(default_factory=AsyncExitStack)
+
+    @classmethod
+    async def start(cls, configs: Sequence[McpServerConfig], timeout: float) -> McpServers:
+        """Connect to each server in turn (each bounded by its timeout)."""
+        servers = cls(timeout, secrets=unique(s for c in configs for s in mcp_secrets(c)))
+        for config in configs:
+            await servers._start_one(config)
+        return servers
+
+    async def _start_one(self, config: McpServerConfig) -> None:
+        timeout = config.timeout or self.timeout
+        stack = AsyncExitStack()
+        errlog: IO[str] | None = None
+        try:
+            if config.command:
+                errlog = stack.enter_context(tempfile.TemporaryFile("w+", encoding="utf-8"))  # noqa: SIM115
+            client = await _connect(config, stack, timeout, errlog)
+            listing = await client.list_tools()
+        except asyncio.CancelledError:
+            await _close_quietly(stack)
+            raise
+        except Exception as exc:
+            why = _startup_problem(exc, timeout, errlog)
+            await _close_quietly(stack)
+            self.problems.append(
+                self._scrubbed(f"MCP server {config.name!r} failed to start: {why}")
+            )
+            return
+        self._stack.push_async_callback(_close_quietly, stack)
+        self.connections[config.name] = _Connection(config, client, timeout)
+        for tool in listing.tools:
+            schema = tool.input_schema if isinstance(tool.input_schema, dict) else {}
+            self.listed.append(RemoteTool(config.name, tool.name, tool.description or "", schema))
+
+    async def call(self, tool: Tool, arguments: dict[str, Any]) -> ToolResult:
+        """Run one tool; every failure is an error result, never an exception (but a
+        cancellation, which the SDK passes on to the server as `notifications/cancelled`)."""
+        connection = self.connections.get(tool.server or "")
+        if connection is None:
+            return _error(f"the MCP server {tool.server!r} is not running")
+        if connection.gone:
+            return _error(f"the MCP server {tool.server!r} {connection.gone}")
+        from mcp import MCPError
+        from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
+
+        try:
+            result = await connection.client.call_tool(
+                tool.remote_name, arguments, read_timeout_seconds=connection.timeout
+            )
+        except MCPError as exc:
+            if exc.code == REQUEST_TIMEOUT:
+                return _error(
+                    f"no answer from {tool.server!r} within {connection.timeout:g} s "
+                    "(tool_timeout); the call was cancelled"
+                )
+            if exc.code == CONNECTION_CLOSED:
+                connection.gone = "stopped during a call"
+                return _error(f"the MCP server {tool.server!r} stopped during the call")
+            return _error(self._scrubbed(f"the server answered with an error: {exc.message}"))
+        except Exception as exc:  # a broken pipe, a malformed answer: say so, keep going
+            connection.gone = f"failed: {type(exc).__name__}"
+            return _error(self._scrubbed(f"the call to {tool.server!r} failed: {_describe(exc)}"))
+        text = self._scrubbed(_result_text(result.content, result.structured_content))
+        size = len(text.encode("utf-8", "replace"))
+        if len(text) > MAX_RESULT:
+            text = text[:MAX_RESULT] + (
+                f"\n[Triptych: the result was cut at {MAX_RESULT // 1024} KiB of {_size(size)}]"
+            )
+        return ToolResult(text, bool(result.is_error), ResultOrigin.MCP, size)
+
+    async def aclose(self) -> None:
+        await self._stack.aclose()
+
+    def _scrubbed(self, text: str) -> str:
+        return scrub(text, self.secrets)
+
+
+async def _connect(
+    config: McpServerConfig, stack: AsyncExitStack, timeout: float, errlog: IO[str] | None
+) -> Client:
+    from mcp import Client, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    if config.command:
+        program, *args = config.command
+        parameters = StdioServerParameters(
+            command=program,
+            args=args,
+            env=dict(config.env) or None,
+            cwd=config.cwd,
+            encoding_error_handler="replace",
+        )
+        transport: Any = stdio_client(parameters, errlog=cast(TextIO, errlog or sys.stderr))
+    else:
+        from mcp.client.streamable_http import streamable_http_client
+        from mcp.shared._httpx_utils import create_mcp_http_client
+
+        http = await stack.enter_async_context(create_mcp_http_client(headers=config.headers))
+        transport = streamable_http_client(str(config.url), http_client=http)
+    client = Client(transport, read_timeout_seconds=timeout, mode="legacy", cache=None)
+    return await stack.enter_async_context(client)
+
+
+async def _close_quietly(stack: AsyncExitStack) -> None:
+    """Close a server's connection; a server that misbehaves while closing is not an error."""
+    with contextlib.suppress(Exception):
+        await stack.aclose()
+
+
+def _startup_problem(exc: BaseException, timeout: float, errlog: IO[str] | None) -> str:
+    why = _describe(exc)
+    if "timed out" in why.lower():
+        why = f"no answer within {timeout:g} s"
+    if errlog is not None:
+        with contextlib.suppress(OSError, ValueError):
+            errlog.seek(0)
+            lines = [line.strip() for line in errlog.read(64 * 1024).splitlines() if line.strip()]
+            if lines:
+                last = "".join(c if c.isprintable() else "?" for c in lines[-1])
+                why += f" (its last words: {last[:_STDERR_QUOTED]})"
+    return why
+
+
+def _describe(exc: BaseException) -> str:
+    """The innermost message of an exception (task groups wrap them in groups)."""
+    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
+        exc = exc.exceptions[0]
+    if isinstance(exc, FileNotFoundError):
+        return f"command not found: {exc.filename or exc}"
+    text = str(exc).strip() or type(exc).__name__
+    return "".join(c if c.isprintable() else "?" for c in text)[: _STDERR_QUOTED * 2]
+
+
+def _result_text(content: Sequence[Any], structured: Any) -> str:
+    """Text blocks as they are; any other block summarised (an image is not text a model
+    reads here); structured content when there is no text."""
+    parts: list[str] = []
+    for block in content:
+        kind = getattr(block, "type", "")
+        if kind == "text":
+            parts.append(str(block.text))
+        else:
+            data = getattr(block, "data", "") or ""
+            mime = getattr(block, "mime_type", "") or ""
+            parts.append(f"[{kind} content{' ' + mime if mime else ''}, {len(data)} characters]")
+    if not parts and structured is not None:
+        parts.append(json.dumps(structured, ensure_ascii=False))
+    return "\n".join(parts)
+
+
+def _error(message: str) -> ToolResult:
+    return ToolResult(message, is_error=True, origin=ResultOrigin.TRIPTYCH)
+
+
+def _size(count: int) -> str:
+    return f"{count / (1024 * 1024):.1f} MiB" if count >= 1024 * 1024 else f"{count // 1024} KiB"
+
+
+__all__ = ["MAX_RESULT", "McpServers", "missing_sdk_message", "sdk_installed"]

@@ -1,0 +1,125 @@
+"""Which tools are offered, under which names: `[tools]` from the config and what each MCP
+server lists.
+
+Every tool has Triptych's name (what `--use-tools`, `--tool-result` and the screen use) and a
+wire name (what the provider sees). A name two sources offer is qualified on the server side as
+`SERVER.tool`; providers accept only letters, digits, `_` and `-` (at most 64), so the wire
+name is that name with anything else replaced by `_`, made unique.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.settings.config import ToolConfig
+from app.wire.tools import ToolSpec
+
+MAX_WIRE_NAME = 64
+_NOT_WIRE = re.compile(r"[^A-Za-z0-9_-]")
+
+
+class UnknownTool(ValueError):
+    """`--use-tools` or `--tool-result` named no offered tool (a usage error)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RemoteTool:
+    """One tool as an MCP server listed it."""
+
+    server: str
+    name: str
+    description: str = ""
+    parameters: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Tool:
+    name: str  # Triptych's name
+    wire_name: str  # the provider's
+    description: str
+    parameters: dict[str, Any]
+    server: str | None = None  # None: a `[tools]` tool, answered by hand
+    remote_name: str = ""  # the server's own name for it
+
+    @property
+    def spec(self) -> ToolSpec:
+        return ToolSpec(self.wire_name, self.description, self.parameters)
+
+
+@dataclass(frozen=True, slots=True)
+class ToolRegistry:
+    tools: tuple[Tool, ...] = ()
+
+    def __bool__(self) -> bool:
+        return bool(self.tools)
+
+    @property
+    def names(self) -> list[str]:
+        return [t.name for t in self.tools]
+
+    @property
+    def servers(self) -> list[str]:
+        return list(dict.fromkeys(t.server for t in self.tools if t.server is not None))
+
+    def specs(self) -> list[ToolSpec]:
+        return [t.spec for t in self.tools]
+
+    def called(self, wire_name: str) -> Tool | None:
+        """The tool a model's call names (by its wire name), None when none is offered."""
+        return next((t for t in self.tools if t.wire_name == wire_name), None)
+
+    def named(self, name: str) -> Tool | None:
+        """A tool by Triptych's name, or else by its wire name."""
+        return next((t for t in self.tools if t.name == name), None) or self.called(name)
+
+    def choose(self, wanted: Sequence[str], *, flag: str = "--use-tools") -> ToolRegistry:
+        """Only these: each a tool's name or a server's (all its tools), in offered order."""
+        keep: set[str] = set()
+        for entry in wanted:
+            matched = [t.name for t in self.tools if entry in (t.name, t.wire_name, t.server)]
+            if not matched:
+                offered = ", ".join([*self.names, *self.servers]) or "none"
+                raise UnknownTool(f"{flag}: no tool or server named {entry!r}; offered: {offered}")
+            keep.update(matched)
+        return ToolRegistry(tuple(t for t in self.tools if t.name in keep))
+
+
+def build_registry(local: Iterable[ToolConfig], remote: Iterable[RemoteTool]) -> ToolRegistry:
+    """`[tools]` first, in config order, then each server's tools in the order listed."""
+    local, remote = list(local), list(remote)
+    counts = Counter([t.name for t in local] + [r.name for r in remote])
+    tools = [Tool(t.name, "", t.description, t.parameters) for t in local]
+    for r in remote:
+        name = f"{r.server}.{r.name}" if counts[r.name] > 1 else r.name
+        tools.append(Tool(name, "", r.description, r.parameters, r.server, r.name))
+    taken: set[str] = set()
+    named: list[Tool] = []
+    for tool in tools:
+        wire = _unique(_wire(tool.name), taken)
+        taken.add(wire)
+        named.append(Tool(tool.name, wire, *_rest(tool)))
+    return ToolRegistry(tuple(named))
+
+
+def _rest(tool: Tool) -> tuple[str, dict[str, Any], str | None, str]:
+    return tool.description, tool.parameters, tool.server, tool.remote_name
+
+
+def _wire(name: str) -> str:
+    return (_NOT_WIRE.sub("_", name) or "tool")[:MAX_WIRE_NAME]
+
+
+def _unique(wire: str, taken: set[str]) -> str:
+    candidate, n = wire, 2
+    while candidate in taken:
+        suffix = f"_{n}"
+        candidate = wire[: MAX_WIRE_NAME - len(suffix)] + suffix
+        n += 1
+    return candidate
+
+
+__all__ = ["RemoteTool", "Tool", "ToolRegistry", "UnknownTool", "build_registry"]
