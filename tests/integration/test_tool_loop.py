@@ -99,6 +99,7 @@ def expected_follow_up(api: Api, result: str, *, is_error: bool = False) -> dict
                 {"role": "tool", "tool_call_id": "call_1", "content": result},
             ],
             "stream": True,
+            "stream_options": {"include_usage": True},
             "tools": [
                 {
                     "type": "function",
