@@ -39,8 +39,8 @@ from app.wire.engine import Api
 
 if TYPE_CHECKING:
     from app.headless.ask import Question
-    from app.providers.params import RequestParams
     from app.headless.ask_tools import GivenResult, ToolSetup
+    from app.providers.params import RequestParams
     from app.store import Store
 
 EXIT_USAGE = 2
