@@ -10,6 +10,8 @@
     triptych providers | config [--example] | history | export ID [--format md|json]
     triptych replay FILE
     triptych leaderboard [--json] [--since DATE] [--tag TAG]
+    triptych batch FILE --compare A,B[,...] [--concurrency N] [--repeat K] [--system TEXT]
+                   [--out PATH] [--tag TAG]
 
 Exit status 2 means a usage or configuration problem (the message says what to fix, never with
 a traceback). The UI is imported lazily, so headless commands start fast and never load Textual.
@@ -93,6 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--format", choices=("md", "json"), default="md")
     replay = commands.add_parser("replay", help="decode a file written by `ask --record`")
     replay.add_argument("file", type=Path, metavar="FILE")
+    _batch_parser(commands)
     board = commands.add_parser(
         "leaderboard", help="ratings of provider:model from blind votes (Bradley–Terry)"
     )
@@ -100,6 +103,32 @@ def build_parser() -> argparse.ArgumentParser:
     board.add_argument("--since", metavar="DATE", help="only votes from DATE on (YYYY-MM-DD)")
     board.add_argument("--tag", metavar="TAG", help="only votes of batches run with --tag TAG")
     return parser
+
+
+def _batch_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    batch = commands.add_parser(
+        "batch",
+        help="ask every prompt of a file of every provider; a table at the end",
+        description=(
+            "Ask every prompt of FILE (one per line, or JSON Lines with id, prompt, system) of "
+            "every provider, K times, a few at once; progress on stderr, a table on stdout."
+        ),
+    )
+    batch.add_argument("file", type=Path, metavar="FILE", help="the prompts (text or JSONL)")
+    batch.add_argument(
+        "--compare",
+        metavar="A,B",
+        required=True,
+        help="the providers (NAME or NAME:MODEL, comma-separated)",
+    )
+    batch.add_argument("--concurrency", type=int, default=4, metavar="N",
+                       help="requests in flight at most (default 4)")  # fmt: skip
+    batch.add_argument("--repeat", type=int, default=1, metavar="K",
+                       help="ask each prompt K times (default 1)")  # fmt: skip
+    batch.add_argument("--system", metavar="TEXT", help="the system prompt")
+    batch.add_argument("--out", type=Path, metavar="PATH", help="results: .jsonl, .csv or .md")
+    batch.add_argument("--tag", metavar="TAG", help="a name for this run (leaderboard --tag)")
+    _config_flag(batch)
 
 
 def _config_flag(parser: argparse.ArgumentParser) -> None:
@@ -243,6 +272,8 @@ def _dispatch(
         return 0
     if command == "ask":
         return _ask(args, config, environ, stdin, stdout, stderr)
+    if command == "batch":
+        return _batch(args, config, environ, stdout, stderr)
     return _tui(args, config)
 
 
@@ -575,6 +606,95 @@ def read_prompt(argument: str | None, stdin: TextIO) -> str:
     if not prompt.strip():
         raise UsageError("the prompt is empty")
     return prompt
+
+
+# -- batch -------------------------------------------------------------------------------------
+
+
+def _batch(
+    args: argparse.Namespace,
+    config: Config,
+    environ: Mapping[str, str],
+    stdout: TextIO,
+    stderr: TextIO,
+) -> int:
+    """Check everything (flags, providers, keys, the file, an --out to resume) before anything
+    is written; then run. Every problem found here is exit status 2."""
+    from app.compare import CompareSpecError, compare_provider
+    from app.headless.batch import BatchJob, run_batch
+    from app.headless.batch_file import BatchFileError, read_prompts
+    from app.headless.batch_results import ResultsFileError, RunShape, read_results, results_format
+    from app.settings.api_keys import MissingApiKey, require_api_key
+
+    for flag, value in (("--concurrency", args.concurrency), ("--repeat", args.repeat)):
+        if value < 1:
+            raise UsageError(f"{flag} must be at least 1, not {value}")
+    items = [item.strip() for item in args.compare.split(",") if item.strip()]
+    if not items:
+        raise UsageError("--compare names no provider (NAME or NAME:MODEL, comma-separated)")
+    try:
+        providers = [compare_provider(item, config) for item in items]
+        keys = [require_api_key(provider, environ) for provider in providers]
+    except (CompareSpecError, MissingApiKey) as exc:
+        raise UsageError(str(exc)) from None
+    pairs = [(p.name, p.model) for p in providers]
+    twice = sorted({f"{n}:{m}" for n, m in pairs if pairs.count((n, m)) > 1})
+    if twice:
+        raise UsageError(f"--compare names {', '.join(twice)} twice: each answer needs its own")
+    out_format = "jsonl"
+    if args.out is not None:
+        try:
+            out_format = results_format(args.out)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+    try:
+        prompts = read_prompts(args.file)
+        shape = RunShape(
+            prompts={str(p.id): p.prompt for p in prompts},
+            providers=frozenset(pairs),
+            repeat=args.repeat,
+        )
+        kept = None if args.out is None else read_results(args.out, out_format, shape)
+    except (BatchFileError, ResultsFileError) as exc:
+        raise UsageError(str(exc)) from None
+    job = BatchJob(
+        source=args.file,
+        prompts=tuple(prompts),
+        providers=tuple(providers),
+        api_keys=tuple(keys),
+        concurrency=args.concurrency,
+        repeat=args.repeat,
+        system=args.system if args.system is not None else config.system,
+        out=args.out,
+        out_format=out_format,
+        tag=args.tag,
+        idle_timeout=config.idle_timeout,
+        connect_timeout=config.connect_timeout,
+        demo_pace=demo_pace(environ),
+        **({} if kept is None else {"kept": kept}),
+    )
+    store = _open_history(stderr)
+    try:
+        return run_batch(job, stdout, stderr, store=store, tty=stderr.isatty())
+    finally:
+        if store is not None:
+            store.close()
+
+
+def _open_history(stderr: TextIO) -> Store | None:
+    """The history for a command that goes on without it: a problem is said once."""
+    from app.store import Store, StoreError, history_path
+
+    try:
+        store = Store.open(history_path())
+    except StoreError as exc:
+        print(
+            f"triptych: warning: {exc.for_command()} The batch runs without history.", file=stderr
+        )
+        return None
+    for warning in store.warnings:
+        print(f"triptych: warning: {warning}", file=stderr)
+    return store
 
 
 # -- history -----------------------------------------------------------------------------------

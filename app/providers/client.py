@@ -24,7 +24,7 @@ import os
 import re
 import ssl
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
 from importlib.util import find_spec
@@ -183,15 +183,18 @@ class ProviderClient:
         model: str | None = None,
         params: RequestParams | None = None,
         tools: Sequence[ToolSpec] = (),
+        on_response: Callable[[int, Mapping[str, str]], None] | None = None,
     ) -> Turn:
         """Stream the next answer into `turn` (in place) and settle it.
 
         `model` overrides the provider's configured model for this request; `params` its
         `params` (a knob the format does not take fails the turn with `bad_params`, unsent);
-        `tools` are offered to the model with it.
+        `tools` are offered to the model with it. `on_response` is told the status and headers as
+        they arrive (`triptych batch` reads a 429's Retry-After).
         """
         timing = timing if timing is not None else Timing(time.monotonic())
         run = _Run(turn, timing, on_event, StreamEngine(self.provider.api), self.secrets)
+        run.on_response = on_response
         try:
             if self._http is None:
                 broken = self._broken or StreamError("bad_config", "no HTTP client")
@@ -334,6 +337,8 @@ class ProviderClient:
         try:
             async with http.stream(method, url, headers=headers, json=body) as response:
                 run.record_response(response)
+                if run.on_response is not None:
+                    run.on_response(response.status_code, response.headers)
                 if not response.is_success:
                     await self._read_error(run, response)
                     return
@@ -484,6 +489,7 @@ class _Run:
         self.on_event = on_event
         self.engine = engine
         self.recorded: RecordedExchange | None = None
+        self.on_response: Callable[[int, Mapping[str, str]], None] | None = None
         self._ended = False
         self.usage_requested = False  # the request carries Triptych's own stream_options
         self.usage_rejected = False  # ...and a 400 named it: ask again without

@@ -59,6 +59,7 @@ class ProviderConfig:
     headers: dict[str, str] = field(default_factory=dict, repr=False)  # may carry credentials
     params: dict[str, Any] = field(default_factory=dict)  # merged into every request body
     max_tokens: int = DEFAULT_MAX_TOKENS  # Messages requires it
+    max_concurrency: int | None = None  # `triptych batch`: requests in flight; None: --concurrency
     price_in: float | None = None  # per million tokens
     price_out: float | None = None
     price_cached: float | None = None
@@ -754,6 +755,17 @@ class _Validator:
             shown = _kind(include_usage)
             self.error((*keys, "include_usage"), f"must be true or false, not {shown}")
             include_usage = True
+        max_concurrency = body.get("max_concurrency")
+        if max_concurrency is not None and (
+            not isinstance(max_concurrency, int)
+            or isinstance(max_concurrency, bool)
+            or max_concurrency <= 0
+        ):
+            shown = (
+                f"{max_concurrency}" if isinstance(max_concurrency, int) else _kind(max_concurrency)
+            )
+            self.error((*keys, "max_concurrency"), f"must be a positive integer, not {shown}")
+            max_concurrency = None
         prices = {
             price: self.number(body, (*keys, price), positive=False)
             for price in ("price_in", "price_out", "price_cached")
@@ -763,5 +775,6 @@ class _Validator:
             "params": self.table(body, (*keys, "params")),
             "max_tokens": max_tokens,
             "include_usage": include_usage,
+            "max_concurrency": max_concurrency,
             **prices,
         }

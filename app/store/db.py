@@ -202,17 +202,27 @@ class Store:
         return _rowid(cur)
 
     def start_turn(
-        self, conv_id: int, *, provider: str, model: str, api: str, pane: int = 0
+        self,
+        conv_id: int,
+        *,
+        provider: str,
+        model: str,
+        api: str,
+        pane: int = 0,
+        reply_to: int | None = None,
     ) -> int:
-        """Create the assistant row (status streaming) that save_turn will fill."""
+        """Create the assistant row (status streaming) that save_turn will fill. `reply_to`
+        names the prompt it answers when later prompts are already stored (a batch stores
+        every repeat of a prompt before the answers, which arrive in any order)."""
         now = self.clock()
         with self._write() as conn:
             self._touch(conn, conv_id, now)
             cur = conn.execute(
                 "INSERT INTO messages (conversation_id, role, status, provider, model, api, pane,"
-                " owner, created_at, updated_at) VALUES (?, 'assistant', ?, ?, ?, ?, ?, ?, ?, ?)",
+                " reply_to, owner, created_at, updated_at)"
+                " VALUES (?, 'assistant', ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (conv_id, TurnStatus.STREAMING.value, provider, model, str(api), pane,
-                 self.owner, now, now),
+                 reply_to, self.owner, now, now),
             )  # fmt: skip
         return _rowid(cur)
 

@@ -1,0 +1,286 @@
+"""The `--out` file of `triptych batch`: one record per finished answer, written as it finishes.
+
+`.jsonl`: each line is the `ask --json` object plus `prompt_id`, `prompt`, `repeat`, `retries`.
+`.csv` and `.md`: the same record as a table row (usage and error split into their own columns,
+tool calls as their JSON). Every line is written whole and flushed at once, so a crash or a kill
+loses no finished answer.
+
+Resuming. Running again with the same `--out` reads the file first: an answer already
+`complete` in it is not asked again. The file is then rewritten (to a temporary file, renamed
+over it) with its complete answers only, and the run appends to it, so each answer has one
+line. A file that is not a results file, or one from another run (a prompt, provider:model or
+repeat the run does not have), is refused before anything is written, naming its line.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+from app.display.sanitize import clean
+
+FORMATS = {".jsonl": "jsonl", ".csv": "csv", ".md": "md"}
+EXTRA = ("prompt_id", "prompt", "repeat", "retries")
+COLUMNS = (
+    "prompt_id", "prompt", "repeat", "provider", "model", "api", "status", "text", "reasoning",
+    "tool_calls", "server_tools", "finish_reason", "input_tokens", "output_tokens", "cached_tokens",
+    "error_code", "error_message", "ttft_ms", "duration_ms", "retries",
+)  # fmt: skip
+_ANSWER_KEYS = {"provider", "model", "status"}
+_MD_CELL = re.compile(r"((?:\\.|[^\\|])*)\|")
+
+Key = tuple[str, str, str, int]  # (prompt id, provider, model, repeat)
+
+
+class ResultsFileError(ValueError):
+    """An --out file this run cannot resume; str() names the file and line (exit status 2)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RunShape:
+    """What a results file may hold to belong to this run."""
+
+    prompts: Mapping[str, str]  # prompt id (as text) -> prompt
+    providers: frozenset[tuple[str, str]]  # (provider, model)
+    repeat: int
+
+
+def results_format(path: Path) -> str:
+    """jsonl, csv or md from the name; ValueError names the choices."""
+    found = FORMATS.get(path.suffix.lower())
+    if found is None:
+        raise ValueError(f"--out {path}: the name must end in .jsonl, .csv or .md")
+    return found
+
+
+def table_row(document: Mapping[str, Any]) -> dict[str, str]:
+    """A record as the table's cells (text; an absent value is empty)."""
+    usage = document.get("usage") or {}
+    error = document.get("error") or {}
+    values: dict[str, Any] = {
+        **{name: document.get(name) for name in COLUMNS},
+        "tool_calls": json.dumps(document["tool_calls"]) if document.get("tool_calls") else "",
+        "server_tools": json.dumps(document["server_tools"])
+        if document.get("server_tools")
+        else "",
+        "input_tokens": usage.get("input_tokens"),
+        "output_tokens": usage.get("output_tokens"),
+        "cached_tokens": usage.get("cached_tokens"),
+        "error_code": error.get("code"),
+        "error_message": error.get("message"),
+    }
+    return {name: "" if values[name] is None else str(values[name]) for name in COLUMNS}
+
+
+def md_cell(value: str) -> str:
+    """A Markdown table cell: `|` and `\\` escaped, line breaks as <br>, controls visible."""
+    escaped = value.replace("\\", "\\\\").replace("|", "\\|")
+    return clean(escaped.replace("\r\n", "\n").replace("\n", "<br>")).strip()
+
+
+def md_line(cells: Iterable[str]) -> str:
+    return "| " + " | ".join(md_cell(cell) for cell in cells) + " |\n"
+
+
+MD_HEADER = md_line(COLUMNS) + "|" + "---|" * len(COLUMNS) + "\n"
+
+
+@dataclass(frozen=True, slots=True)
+class Kept:
+    """The complete answers found in an existing file, and their text as written."""
+
+    keys: frozenset[Key]
+    lines: tuple[str, ...]  # each a whole record (a CSV record may span lines), newline-ended
+
+
+def read_results(path: Path, fmt: str, shape: RunShape) -> Kept:
+    """The complete answers of an existing --out file; nothing when there is no file."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return Kept(frozenset(), ())
+    except IsADirectoryError:
+        raise ResultsFileError(f"--out {path}: is a directory") from None
+    except OSError as exc:
+        raise ResultsFileError(f"--out {path}: cannot read it: {exc.strerror or exc}") from None
+    if not raw.strip():
+        return Kept(frozenset(), ())
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ResultsFileError(_not_ours(path, raw.count(b"\n", 0, 1) + 1, "not UTF-8")) from None
+    if not text.endswith("\n"):  # a line cut short by a crash: it never finished
+        text = text[: text.rfind("\n") + 1]
+    reader = {"jsonl": _jsonl_records, "csv": _csv_records, "md": _md_records}[fmt]
+    spelt, back = _as_written(shape, fmt)
+    keys: set[Key] = set()
+    lines: list[str] = []
+    for number, record, line in reader(path, text):
+        prompt_id, provider, model, repeat = _check(path, number, record, spelt)
+        key = (back[prompt_id], *back_pair(back, provider, model), repeat)
+        if record["status"] == "complete" and key not in keys:
+            keys.add(key)
+            lines.append(line)
+    return Kept(frozenset(keys), tuple(lines))
+
+
+def _as_written(shape: RunShape, fmt: str) -> tuple[RunShape, dict[str, str]]:
+    """The run's prompts and providers as the file spells them (a Markdown cell escapes `|`
+    and line breaks), and a map back from each spelling."""
+    spell = md_cell if fmt == "md" else (lambda text: text)
+    back = {spell(text): text for text in shape.prompts}
+    back |= {spell(name): name for pair in shape.providers for name in pair}
+    spelt = RunShape(
+        prompts={spell(pid): spell(prompt) for pid, prompt in shape.prompts.items()},
+        providers=frozenset((spell(p), spell(m)) for p, m in shape.providers),
+        repeat=shape.repeat,
+    )
+    return spelt, back
+
+
+def back_pair(back: Mapping[str, str], provider: str, model: str) -> tuple[str, str]:
+    return back[provider], back[model]
+
+
+def _not_ours(path: Path, line: int, why: str) -> str:
+    return (
+        f"--out {path}:{line}: not a results file of `triptych batch` ({why}); "
+        "give another --out, or move the file away"
+    )
+
+
+def _check(path: Path, number: int, record: Mapping[str, str], shape: RunShape) -> Key:
+    """The record's key, if it belongs to this run."""
+    where = f"--out {path}:{number}"
+    advice = "give another --out, or move the file away to start afresh"
+    prompt_id = record["prompt_id"]
+    if prompt_id not in shape.prompts:
+        raise ResultsFileError(f"{where}: from another run (prompt id {prompt_id!r}); {advice}")
+    if record["prompt"] != shape.prompts[prompt_id]:
+        raise ResultsFileError(
+            f"{where}: from another run (prompt {prompt_id!r} reads differently); {advice}"
+        )
+    pair = (record["provider"], record["model"])
+    if pair not in shape.providers:
+        raise ResultsFileError(
+            f"{where}: from another run (provider {pair[0]}:{pair[1]}); {advice}"
+        )
+    try:
+        repeat = int(record["repeat"])
+    except ValueError:
+        raise ResultsFileError(_not_ours(path, number, "repeat is not a number")) from None
+    if not 1 <= repeat <= shape.repeat:
+        raise ResultsFileError(f"{where}: from another run (repeat {repeat}); {advice}")
+    return (prompt_id, pair[0], pair[1], repeat)
+
+
+def _jsonl_records(path: Path, text: str) -> Iterable[tuple[int, dict[str, str], str]]:
+    for number, line in enumerate(text.splitlines(keepends=True), 1):
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except (ValueError, RecursionError):
+            raise ResultsFileError(_not_ours(path, number, "not JSON")) from None
+        if not isinstance(item, dict) or not (_ANSWER_KEYS | set(EXTRA)) <= set(item):
+            raise ResultsFileError(_not_ours(path, number, "not an answer record"))
+        record = {name: "" if item[name] is None else str(item[name]) for name in item}
+        yield number, record, line
+
+
+def _csv_records(path: Path, text: str) -> Iterable[tuple[int, dict[str, str], str]]:
+    handle = io.StringIO(text, newline="")
+    reader = csv.reader(handle)
+    try:
+        header = next(reader)
+    except (StopIteration, csv.Error):
+        raise ResultsFileError(_not_ours(path, 1, "no header")) from None
+    if tuple(header) != COLUMNS:
+        raise ResultsFileError(_not_ours(path, 1, "its header is not the batch columns"))
+    while True:
+        number = reader.line_num + 1
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error:
+            raise ResultsFileError(_not_ours(path, number, "not CSV")) from None
+        if not row:
+            continue
+        if len(row) != len(COLUMNS):
+            raise ResultsFileError(_not_ours(path, number, f"{len(row)} cells, not {len(COLUMNS)}"))
+        yield number, dict(zip(COLUMNS, row, strict=True)), csv_line(row)
+
+
+def csv_line(cells: Iterable[str]) -> str:
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\n").writerow(list(cells))
+    return out.getvalue()
+
+
+def _md_records(path: Path, text: str) -> Iterable[tuple[int, dict[str, str], str]]:
+    lines = text.splitlines(keepends=True)
+    if "".join(lines[:2]) != MD_HEADER:
+        raise ResultsFileError(_not_ours(path, 1, "its header is not the batch columns"))
+    for number, line in enumerate(lines[2:], 3):
+        if not line.strip():
+            continue
+        body = line.rstrip("\n")
+        if not (body.startswith("|") and body.endswith("|")):
+            raise ResultsFileError(_not_ours(path, number, "not a table row"))
+        cells = [cell.strip() for cell in _MD_CELL.findall(body[1:])]
+        if len(cells) != len(COLUMNS):
+            raise ResultsFileError(_not_ours(path, number, f"{len(cells)} cells"))
+        record = dict(zip(COLUMNS, cells, strict=True))
+        yield number, record, line
+
+
+class ResultsWriter:
+    """Appends records to the --out file, each line whole and flushed."""
+
+    def __init__(self, path: Path, fmt: str, kept: Kept) -> None:
+        self.path = path
+        self.fmt = fmt
+        head = {"jsonl": "", "csv": csv_line(COLUMNS), "md": MD_HEADER}[fmt]
+        temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        with temporary.open("w", encoding="utf-8", newline="") as fresh:
+            fresh.write(head + "".join(kept.lines))
+            fresh.flush()
+            os.fsync(fresh.fileno())
+        os.replace(temporary, path)
+        self._file: TextIO = path.open("a", encoding="utf-8", newline="")
+
+    def write(self, document: Mapping[str, Any]) -> None:
+        """One record: `document` is the ask --json object with EXTRA added, secrets scrubbed."""
+        if self.fmt == "jsonl":
+            line = json.dumps(document) + "\n"
+        elif self.fmt == "csv":
+            line = csv_line(table_row(document).values())
+        else:
+            row = table_row(document)
+            line = md_line(row.values())
+        self._file.write(line)
+        self._file.flush()
+
+    def close(self) -> None:
+        self._file.close()
+
+
+__all__ = [
+    "COLUMNS",
+    "EXTRA",
+    "Kept",
+    "ResultsFileError",
+    "ResultsWriter",
+    "RunShape",
+    "read_results",
+    "results_format",
+    "table_row",
+]
