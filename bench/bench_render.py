@@ -1,36 +1,56 @@
 """Render benchmark: a long Markdown answer streamed through the real app in a real terminal.
 
-    python bench/bench_render.py                 # 20,000 tokens: full speed and 200 tok/s
-    python bench/bench_render.py --tokens 5000 --rates 0,200
+    python bench/bench_render.py                 # 20,000 tokens: full speed and 200 tok/s, 2 sizes
+    python bench/bench_render.py --tokens 5000 --rates 200 --sizes 200x50
     python bench/bench_render.py --code-lines 500 --rates 200 --short 0   # one long code block
+    python bench/bench_render.py --tree before=/tmp/base   # another checkout beside this one
     python bench/bench_render.py --tokens 5000 --rates 200 --short 0 --no-floor \
         --wrap "py-spy record -r 200 -f raw -o prof.txt --"     # profile the app
 
 The app is run as `python -m app` from this checkout (PYTHONPATH), so a git worktree measures
-its own code rather than whatever the venv's editable install points at.
+its own code rather than whatever the venv's editable install points at; `--tree NAME=PATH`
+measures other checkouts too, in the same run (before/after).
 
-For each speed the answer is served by a loopback server (the tests' shared HTTP core, real
-chunked SSE in the Chat Completions shape) to `triptych` running in tmux, and then to a floor:
-a plain client that prints each delta to the same kind of terminal. A short answer measures the
-end-of-stream latency on its own. Reported per run: CPU seconds of the process (whole run and
-stream only), last byte sent -> final text on screen (as the app reports its settled frame and
-as tmux shows it), peak memory, event-loop lag percentiles (TRIPTYCH_LAG_LOG), and the CPU cost
-per token near token 1,000 and near the last token. Not part of the test run.
+For each terminal size and speed the answer is served by a loopback server (the tests' shared
+HTTP core, real chunked SSE in the Chat Completions shape, one token per event) to `triptych`
+running in tmux, and then to two floors in the same kind of terminal:
+
+- `plain`: bench/plain_floor.py, httpx + `iter_lines` + `json.loads`, each delta written and
+  flushed, no app code. The reference: ratios `xplain` are the app's CPU over this one's.
+- `textual`: bench/textual_floor.py, a bare Textual app (Header, Textual's `Log`, Footer) fed
+  by async httpx + `json.loads`, its buffer written to the Log every 0.25 s: what Textual itself
+  costs to show the same text at the slowest frame rate issue 12 allows. Ratios `xtextual`.
+- `client`: the app's own `ProviderClient` and decoder printing each delta (heavier than the
+  plain one: it is what the app pays before drawing anything). Ratios `xclient`.
+
+A short answer measures the end-of-stream latency on its own. Reported per run (medians over
+`--repeat` runs): CPU seconds of the process (whole run and stream only), last byte sent ->
+final text on screen (as the app stamps its settled frame, and as tmux shows it), peak RSS,
+event-loop lag percentiles and render-clock ticks per second (the app's own probe,
+TRIPTYCH_LAG_LOG), and two figures read from the terminal itself: how often the screen changed
+while text arrived (`scr/s`) and the longest time it stood still (`still ms`). Those come from
+polling `tmux capture-pane` every 25 ms from the request to the last byte (changes of the rows
+above the app's status bar, or of the whole pane for a floor): what a reader sees, whatever the
+app believes it drew; a change faster than the poll counts once, so `scr/s` reads at most 40.
+Not part of the test run.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import json
 import os
 import re
 import resource
 import shlex
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import uuid
 from dataclasses import dataclass
@@ -113,8 +133,9 @@ class Tmux:
         done = subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True)
         return done.stdout
 
-    def start(self, command: str) -> None:
-        self.run("new-session", "-d", "-s", "b", "-x", "160", "-y", "48", command)
+    def start(self, command: str, size: tuple[int, int] = (160, 48)) -> None:
+        width, height = size
+        self.run("new-session", "-d", "-s", "b", "-x", str(width), "-y", str(height), command)
 
     def screen(self) -> str:
         return self.run("capture-pane", "-p", "-t", "b")
@@ -137,19 +158,73 @@ class Tmux:
         self.run("kill-server")
 
 
+class ScreenWatch(threading.Thread):
+    """Polls the pane every POLL seconds from the start of a run, noting when what it shows
+    changes (the rows above the bottom `ignore_bottom`, to leave out a status bar's clock),
+    until `done` is true of the whole screen or `stop` is called."""
+
+    POLL = 0.025
+
+    def __init__(self, tmux: Tmux, done: Any, ignore_bottom: int = 0) -> None:
+        super().__init__(daemon=True)
+        self.tmux = tmux
+        self.done = done
+        self.ignore_bottom = ignore_bottom
+        self.changes: list[float] = []  # wall times the watched rows changed
+        self.seen_done: float | None = None
+        self._halt = threading.Event()
+
+    def run(self) -> None:
+        previous = None
+        while not self._halt.is_set():
+            screen = self.tmux.screen()
+            now = time.time()
+            rows = screen.split("\n")
+            watched = "\n".join(
+                rows[: len(rows) - self.ignore_bottom] if self.ignore_bottom else rows
+            )
+            if previous is not None and watched != previous:
+                self.changes.append(now)
+            previous = watched
+            if self.done(screen):
+                self.seen_done = now
+                return
+            self._halt.wait(self.POLL)
+
+    def wait_done(self, timeout: float) -> float:
+        self.join(timeout)
+        if self.seen_done is None:
+            self._halt.set()
+            raise TimeoutError(self.tmux.screen())
+        return self.seen_done
+
+    def stop(self) -> None:
+        self._halt.set()
+
+    def motion(self, start: float, end: float) -> tuple[float | None, float | None]:
+        """(screen changes per second, longest still stretch in ms) between the first change
+        after `start` (the first text shown) and `end` (the last byte sent)."""
+        inside = [t for t in self.changes if start <= t <= end]
+        if len(inside) < 2 or end - inside[0] < 0.5:
+            return None, None
+        points = [*inside, end]
+        still = max(b - a for a, b in itertools.pairwise(points))
+        return len(inside) / (end - inside[0]), still * 1000
+
+
 def env_command(env: dict[str, str], argv: list[str]) -> str:
     pairs = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
     return f"env {pairs} " + " ".join(shlex.quote(a) for a in argv)
 
 
-def base_env(home: Path) -> dict[str, str]:
+def base_env(home: Path, tree: Path = TREE) -> dict[str, str]:
     return {
         "TERM": "xterm-256color",
         "COLORTERM": "truecolor",
         "LANG": "C.UTF-8",
         "HOME": str(home),
         "TRIPTYCH_DATA_DIR": str(home / "data"),
-        "PYTHONPATH": str(TREE),
+        "PYTHONPATH": str(tree),
     }
 
 
@@ -162,12 +237,16 @@ class Result:
     cpu: float
     stream_cpu: float
     last_byte_to_screen_ms: float  # as the process itself reports it
-    last_byte_to_tmux_ms: float  # as tmux shows it (polled every 20 ms)
+    last_byte_to_tmux_ms: float  # as tmux shows it (polled every 25 ms)
     peak_mb: float
     lag: dict[str, float]
     cost_early_us: float | None  # CPU microseconds per token around token 1,000
     cost_late_us: float | None  # ... over the last 1,000 tokens
     frames_per_s: float | None = None  # render clock ticks per second while tokens arrived
+    screens_per_s: float | None = None  # screen changes per second, as tmux showed them
+    still_ms: float | None = None  # the longest the screen stood still while text arrived
+    kind: str = "app"  # app, plain, client
+    group: str = ""  # the runs compared with each other: size and answer
 
 
 def cost_per_token(samples: list[list[float]], low: int, high: int) -> float | None:
@@ -192,8 +271,17 @@ def last_byte_wall(request: SeenRequest) -> float:
     return ended + WALL_OFFSET
 
 
+APP_BOTTOM_ROWS = 5  # the status bar, the prompt's three rows and the footer
+
+
 def run_app(
-    tokens: tuple[str, ...], rate: float, label: str, work: Path, wrap: list[str] | None = None
+    tokens: tuple[str, ...],
+    rate: float,
+    label: str,
+    work: Path,
+    wrap: list[str] | None = None,
+    size: tuple[int, int] = (160, 48),
+    tree: Path = TREE,
 ) -> Result:
     server = serve(tokens, rate)
     config = work / "config.toml"
@@ -203,17 +291,24 @@ def run_app(
         encoding="utf-8",
     )
     lag_log = work / f"lag-{uuid.uuid4().hex[:6]}.json"
-    env = {**base_env(work), "TRIPTYCH_CONFIG": str(config), "TRIPTYCH_LAG_LOG": str(lag_log)}
+    env = {
+        **base_env(work, tree),
+        "TRIPTYCH_CONFIG": str(config),
+        "TRIPTYCH_LAG_LOG": str(lag_log),
+    }
     argv = [sys.executable, "-m", "app"]
     tmux = Tmux()
+    watch = ScreenWatch(tmux, lambda s: END_MARK in s and "complete" in s, APP_BOTTOM_ROWS)
     try:
-        tmux.start(env_command(env, [*(wrap or []), *argv]))
+        tmux.start(env_command(env, [*(wrap or []), *argv]), size)
         tmux.wait(lambda s: "Ask anything" in s, 20)
+        watch.start()
         tmux.keys("go", "Enter")
         while not server.requests:
             time.sleep(0.01)
+        asked = server.requests[-1].received + WALL_OFFSET
         last_byte = last_byte_wall(server.requests[-1])
-        on_screen = tmux.wait(lambda s: END_MARK in s and "complete" in s, 600)
+        on_screen = watch.wait_done(600)
         time.sleep(0.5)  # the app stamps its settled frame just after the refresh we just saw
         tmux.keys("C-q")
         deadline = time.monotonic() + 20
@@ -223,6 +318,7 @@ def run_app(
         while wrap and tmux.alive() and time.monotonic() < deadline:  # let a profiler write
             time.sleep(0.1)
     finally:
+        watch.stop()
         tmux.close()
         server.close()
     samples = report["samples"]
@@ -232,6 +328,7 @@ def run_app(
     span = arriving[-1][0] - arriving[0][0]
     frames_per_s = (arriving[-1][3] - arriving[0][3]) / span if span > 0.5 else None
     total = len(tokens)
+    screens, still = watch.motion(asked, last_byte)
     return Result(
         label,
         report["cpu_seconds"],
@@ -243,28 +340,49 @@ def run_app(
         cost_per_token(samples, 500, 1500),
         cost_per_token(samples, total - 1000, total - 1),
         frames_per_s,
+        screens,
+        still,
     )
 
 
-def run_floor(tokens: tuple[str, ...], rate: float, label: str, work: Path) -> Result:
+def run_floor(
+    tokens: tuple[str, ...],
+    rate: float,
+    label: str,
+    work: Path,
+    size: tuple[int, int] = (160, 48),
+    kind: str = "client",
+) -> Result:
+    """A floor in tmux: `plain` (bench/plain_floor.py, no app code), `textual` (the least a
+    Textual app draws it with, bench/textual_floor.py) or `client` (the app's own client)."""
     server = serve(tokens, rate)
     out = work / f"floor-{uuid.uuid4().hex[:6]}.json"
     env = base_env(work)
-    argv = [sys.executable, str(Path(__file__).resolve()), "--floor", server.url + "/v1", str(out)]
+    if kind in ("plain", "textual"):
+        env.pop("PYTHONPATH")
+        script = [str(Path(__file__).resolve().with_name(f"{kind}_floor.py"))]
+    else:
+        script = [str(Path(__file__).resolve()), "--floor"]
+    argv = [sys.executable, *script, server.url + "/v1", str(out)]
     tmux = Tmux()
+    watch = ScreenWatch(tmux, lambda s: END_MARK in s)
     try:
-        tmux.start(env_command(env, argv) + "; sleep 5")
+        tmux.start(env_command(env, argv) + "; sleep 5", size)
+        watch.start()
         while not server.requests:
             time.sleep(0.01)
+        asked = server.requests[-1].received + WALL_OFFSET
         last_byte = last_byte_wall(server.requests[-1])
-        on_screen = tmux.wait(lambda s: END_MARK in s, 600)
+        on_screen = watch.wait_done(600)
         deadline = time.monotonic() + 20
         while not out.exists() and time.monotonic() < deadline:
             time.sleep(0.05)
         report = json.loads(out.read_text())
     finally:
+        watch.stop()
         tmux.close()
         server.close()
+    screens, still = watch.motion(asked, last_byte)
     return Result(
         label,
         report["cpu_seconds"],
@@ -275,10 +393,14 @@ def run_floor(tokens: tuple[str, ...], rate: float, label: str, work: Path) -> R
         {},
         None,
         None,
+        None,
+        screens,
+        still,
+        kind=kind,
     )
 
 
-# -- the floor: print each delta ----------------------------------------------------------------
+# -- the app-client floor: the app's client and decoder, each delta printed --------------------
 
 
 async def floor_client(base_url: str, out: Path) -> None:
@@ -318,34 +440,92 @@ async def floor_client(base_url: str, out: Path) -> None:
 # -- report --------------------------------------------------------------------------------------
 
 
+def _median(values: list[float | None]) -> float | None:
+    known = [v for v in values if v is not None]
+    return statistics.median(known) if known else None
+
+
+def median_result(runs: list[Result]) -> Result:
+    """Each figure's median over repeated runs of one row."""
+    first = runs[0]
+
+    def med(name: str) -> Any:
+        return _median([getattr(r, name) for r in runs])
+
+    lag = {k: _median([r.lag.get(k) for r in runs]) for k in first.lag}
+    return Result(
+        first.name,
+        med("cpu"),
+        med("stream_cpu"),
+        med("last_byte_to_screen_ms"),
+        med("last_byte_to_tmux_ms"),
+        med("peak_mb"),
+        {k: v for k, v in lag.items() if v is not None},
+        med("cost_early_us"),
+        med("cost_late_us"),
+        med("frames_per_s"),
+        med("screens_per_s"),
+        med("still_ms"),
+        first.kind,
+        first.group,
+    )
+
+
+def _cell(value: float | None, width: int, digits: int = 0) -> str:
+    return f"{value:>{width}.{digits}f}" if value is not None else f"{'-':>{width}}"
+
+
 def show(results: list[Result]) -> None:
     head = (
-        f"{'run':<28} {'cpu s':>7} {'stream':>7} {'end ms':>8} {'tmux ms':>8} {'peak MB':>8}"
-        f" {'lag p50':>8} {'p95':>7} {'p99':>7} {'max':>7} {'us/tok@1k':>10} {'@last':>8}"
-        f" {'frames/s':>8}"
+        f"{'run':<38} {'cpu s':>7} {'stream':>7} {'xplain':>6} {'xtextual':>8} {'xclient':>7}"
+        f" {'end ms':>7}"
+        f" {'tmux ms':>7} {'peak MB':>7} {'scr/s':>5} {'still ms':>8} {'ticks/s':>7}"
+        f" {'lag p95':>7} {'max':>6} {'us/tok@1k':>9} {'@last':>6}"
     )
     print(head)
     for r in results:
-        lag = [r.lag.get(k) for k in ("lag_p50_ms", "lag_p95_ms", "lag_p99_ms", "lag_max_ms")]
-        lags = " ".join(f"{v:>7.1f}" if v is not None else f"{'-':>7}" for v in lag)
-        early = f"{r.cost_early_us:>10.0f}" if r.cost_early_us else f"{'-':>10}"
-        late = f"{r.cost_late_us:>8.0f}" if r.cost_late_us else f"{'-':>8}"
-        fps = f"{r.frames_per_s:>8.1f}" if r.frames_per_s else f"{'-':>8}"
+        peers = [p for p in results if p.group == r.group]
+        plain = next((p.cpu for p in peers if p.kind == "plain"), None)
+        client = next((p.cpu for p in peers if p.kind == "client"), None)
+        textual = next((p.cpu for p in peers if p.kind == "textual"), None)
         print(
-            f"{r.name:<28} {r.cpu:>7.2f} {r.stream_cpu:>7.2f} {r.last_byte_to_screen_ms:>8.0f}"
-            f" {r.last_byte_to_tmux_ms:>8.0f} {r.peak_mb:>8.1f} {lags:>32} {early} {late} {fps}"
+            f"{r.name:<38} {r.cpu:>7.2f} {r.stream_cpu:>7.2f}"
+            f" {_cell(r.cpu / plain if plain else None, 6, 2)}"
+            f" {_cell(r.cpu / textual if textual else None, 8, 2)}"
+            f" {_cell(r.cpu / client if client else None, 7, 2)}"
+            f" {r.last_byte_to_screen_ms:>7.0f} {r.last_byte_to_tmux_ms:>7.0f} {r.peak_mb:>7.1f}"
+            f" {_cell(r.screens_per_s, 5, 1)} {_cell(r.still_ms, 8)} {_cell(r.frames_per_s, 7, 1)}"
+            f" {_cell(r.lag.get('lag_p95_ms'), 7, 1)} {_cell(r.lag.get('lag_max_ms'), 6)}"
+            f" {_cell(r.cost_early_us, 9)} {_cell(r.cost_late_us, 6)}"
         )
+
+
+def parse_size(text: str) -> tuple[int, int]:
+    width, _, height = text.lower().partition("x")
+    return int(width), int(height)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--tokens", type=int, default=20_000)
     parser.add_argument("--rates", default="0,200", help="tokens/s, comma separated; 0 = full")
+    parser.add_argument(
+        "--sizes", default="160x48,200x50", help="terminal sizes, comma separated (WxH)"
+    )
     parser.add_argument("--short", type=int, default=60, help="tokens of the short answer")
+    parser.add_argument("--repeat", type=int, default=1, help="runs per row (medians shown)")
     parser.add_argument(
         "--wrap", default="", help='command prefix for the app, e.g. "py-spy record -o p.svg --"'
     )
     parser.add_argument("--no-floor", action="store_true", help="measure the app only")
+    parser.add_argument("--skip", default="", help="floors to leave out: textual,client")
+    parser.add_argument(
+        "--tree",
+        action="append",
+        default=[],
+        metavar="NAME=PATH",
+        help="also measure the app of another checkout (e.g. before=/tmp/base), same run",
+    )
     parser.add_argument(
         "--code-lines", type=int, default=0, help="answer with one code block this long instead"
     )
@@ -357,25 +537,44 @@ def main() -> None:
     if not shutil.which("tmux"):
         sys.exit("tmux is needed")
     wrap = shlex.split(args.wrap)
-    results: list[Result] = []
+    trees = [("app", TREE)] + [
+        (name, Path(path).resolve())
+        for name, _, path in (item.partition("=") for item in args.tree)
+    ]
+    sizes = [parse_size(size) for size in args.sizes.split(",")]
+    runs: dict[str, list[Result]] = {}
+
+    def note(result: Result, group: str) -> None:
+        result.group = group
+        runs.setdefault(result.name, []).append(result)
+
+    def measure(tokens: tuple[str, ...], rate: float, size: tuple[int, int]) -> None:
+        speed = "full speed" if not rate else f"{rate:g} tok/s"
+        group = f"{size[0]}x{size[1]} {len(tokens)} tok, {speed}"
+        for name, tree in trees:
+            note(run_app(tokens, rate, f"{name:<7} {group}", work, wrap, size, tree), group)
+        if not args.no_floor:
+            for kind in ("plain", "textual", "client"):
+                if kind not in args.skip.split(","):
+                    note(run_floor(tokens, rate, f"{kind:<7} {group}", work, size, kind), group)
+
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        for rate in (float(r) for r in args.rates.split(",")):
-            tokens = (
-                code_file_tokens(args.code_lines) if args.code_lines else answer_tokens(args.tokens)
-            )
-            speed = "full speed" if not rate else f"{rate:g} tok/s"
-            name = f"{len(tokens)} tok, {speed}"
-            results.append(run_app(tokens, rate, f"app   {name}", work, wrap))
-            if not args.no_floor:
-                results.append(run_floor(tokens, rate, f"floor {name}", work))
-        if args.short:
-            short = answer_tokens(args.short)
-            results.append(run_app(short, 200, f"app   {len(short)} tok, 200 tok/s", work, wrap))
-            if not args.no_floor:
-                results.append(run_floor(short, 200, f"floor {len(short)} tok, 200 tok/s", work))
-    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores")
-    show(results)
+        tokens = (
+            code_file_tokens(args.code_lines) if args.code_lines else answer_tokens(args.tokens)
+        )
+        for _ in range(args.repeat):  # rounds interleaved: the machine's load drifts
+            for size in sizes:
+                for rate in (float(r) for r in args.rates.split(",")):
+                    measure(tokens, rate, size)
+            if args.short:
+                measure(answer_tokens(args.short), 200, sizes[0])
+    load = os.getloadavg()
+    print(
+        f"python {sys.version.split()[0]}, {os.cpu_count()} cores, load {load[0]:.1f}"
+        f" {load[1]:.1f} {load[2]:.1f}, {args.repeat} run(s) per row (medians)"
+    )
+    show([median_result(results) for results in runs.values()])
 
 
 if __name__ == "__main__":

@@ -1,0 +1,172 @@
+"""First-frame benchmark: how long `triptych` takes to show its prompt, against a bare Textual app.
+
+    python bench/bench_first_frame.py                    # 9 rounds, 160x48
+    python bench/bench_first_frame.py --runs 15 --conversations 2000
+    python bench/bench_first_frame.py --tree before=/tmp/base   # another checkout, same run
+
+Each row is spawned in a fresh tmux terminal and timed from the `new-session` call until
+`tmux capture-pane` (polled every 5 ms) shows a known string: the prompt's placeholder "Ask
+anything". What is measured is what a user waits for: interpreter start, imports, the app's
+setup, Textual's first layout and paint, and the terminal receiving it. Rows:
+
+- `bare`: a Textual app of three widgets (Header, Input with that placeholder, Footer), the
+  least a Textual app with a prompt costs: the reference.
+- `triptych`: `python -m app` from this checkout on the offline demo (no config file), with an
+  empty data dir.
+- `triptych, N conversations`: the same with a history of N conversations (a prompt and a
+  settled answer each), written beforehand through the app's own store API into a throwaway
+  TRIPTYCH_DATA_DIR.
+
+Rounds are interleaved (one run of every row per round; the machine's load drifts) and the
+medians compared. Not part of the test run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shlex
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+TREE = Path(__file__).resolve().parents[1]
+KNOWN = "Ask anything"
+POLL = 0.005
+
+
+def bare_app() -> None:
+    """The reference: Header, Input, Footer, nothing else."""
+    from textual.app import App, ComposeResult
+    from textual.widgets import Footer, Header, Input
+
+    class Bare(App[None]):
+        def compose(self) -> ComposeResult:
+            yield Header()
+            yield Input(placeholder=KNOWN)
+            yield Footer()
+
+    Bare().run()
+
+
+def build_history(data_dir: Path, count: int, tree: Path) -> None:
+    """`count` conversations through the app's store (in a child process, so that the
+    checkout measured is the one whose store writes them)."""
+    script = f"""
+import sys
+from pathlib import Path
+from app.store.db import Store, history_path
+from app.wire.turn import Turn
+store = Store.open(history_path({{"TRIPTYCH_DATA_DIR": {str(data_dir)!r}}}))
+for n in range({count}):
+    conv = store.create_conversation(title=f"conversation {{n}} about topic {{n % 37}}")
+    store.add_user_message(conv, f"question {{n}}: how does thing {{n % 91}} work?")
+    turn_id = store.start_turn(conv, provider="demo", model="demo", api="chat")
+    turn = Turn()
+    turn.text_parts.append(f"Answer {{n}}: " + "some words of an answer " * 20)
+    turn.end()
+    store.save_turn(turn_id, turn, final=True)
+store.close()
+"""
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    subprocess.run([sys.executable, "-c", script], check=True, env=env)
+
+
+def first_frame(command: str, size: tuple[int, int]) -> float:
+    """Seconds from spawning `command` in a new tmux terminal until it shows KNOWN."""
+    socket = f"ff-{uuid.uuid4().hex[:8]}"
+
+    def tmux(*args: str) -> str:
+        done = subprocess.run(["tmux", "-L", socket, *args], capture_output=True, text=True)
+        return done.stdout
+
+    width, height = size
+    try:
+        started = time.monotonic()
+        tmux("new-session", "-d", "-s", "b", "-x", str(width), "-y", str(height), command)
+        while time.monotonic() - started < 30:
+            if KNOWN in tmux("capture-pane", "-p", "-t", "b"):
+                return time.monotonic() - started
+            time.sleep(POLL)
+        raise TimeoutError(tmux("capture-pane", "-p", "-t", "b"))
+    finally:
+        tmux("kill-server")
+
+
+def command_for(home: Path, tree: Path | None, data: Path) -> str:
+    env = {
+        "TERM": "xterm-256color",
+        "COLORTERM": "truecolor",
+        "LANG": "C.UTF-8",
+        "HOME": str(home),
+        "TRIPTYCH_DATA_DIR": str(data),
+    }
+    if tree is None:
+        argv = [sys.executable, str(Path(__file__).resolve()), "--bare"]
+    else:
+        env["PYTHONPATH"] = str(tree)
+        argv = [sys.executable, "-m", "app"]
+    pairs = " ".join(f"{k}={shlex.quote(v)}" for k, v in env.items())
+    return f"env {pairs} " + " ".join(shlex.quote(a) for a in argv)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--runs", type=int, default=9, help="rounds (medians shown)")
+    parser.add_argument("--conversations", type=int, default=2000)
+    parser.add_argument("--size", default="160x48")
+    parser.add_argument("--tree", action="append", default=[], metavar="NAME=PATH")
+    parser.add_argument("--bare", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.bare:
+        bare_app()
+        return
+    if not shutil.which("tmux"):
+        sys.exit("tmux is needed")
+    width, _, height = args.size.partition("x")
+    size = (int(width), int(height))
+    trees = [("triptych", TREE)] + [
+        (name, Path(path).resolve())
+        for name, _, path in (item.partition("=") for item in args.tree)
+    ]
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        rows: list[tuple[str, str]] = [("bare Textual (Header, Input, Footer)", "")]
+        for name, tree in trees:
+            home = work / f"home-{name}"
+            empty = home / "empty"
+            rows.append((f"{name}, demo, empty history", command_for(home, tree, empty)))
+            if args.conversations:
+                full = home / "full"
+                build_history(full, args.conversations, tree)
+                label = f"{name}, demo, {args.conversations} conversations"
+                rows.append((label, command_for(home, tree, full)))
+        rows[0] = (rows[0][0], command_for(work, None, work / "bare"))
+        for _, command in rows:  # a warm-up round: the OS caches the files once for all
+            first_frame(command, size)
+        times: dict[str, list[float]] = {label: [] for label, _ in rows}
+        for _ in range(args.runs):
+            for label, command in rows:
+                times[label].append(first_frame(command, size))
+    load = os.getloadavg()
+    print(
+        f"python {sys.version.split()[0]}, {os.cpu_count()} cores, load {load[0]:.1f}"
+        f" {load[1]:.1f} {load[2]:.1f}, {args.runs} rounds, {args.size}"
+    )
+    bare = statistics.median(times[rows[0][0]])
+    print(f"{'row':<44} {'median s':>8} {'min s':>7} {'max s':>7} {'x bare':>7}")
+    for label, values in times.items():
+        median = statistics.median(values)
+        print(
+            f"{label:<44} {median:>8.3f} {min(values):>7.3f} {max(values):>7.3f}"
+            f" {median / bare:>7.2f}"
+        )
+
+
+if __name__ == "__main__":
+    main()
