@@ -74,10 +74,10 @@ for n in range({count}):
 store.close()
 """
     env = {**os.environ, "PYTHONPATH": str(tree)}
-    subprocess.run([sys.executable, "-c", script], check=True, env=env)
+    subprocess.run([sys.executable, "-c", script], check=True, env=env, cwd=tree)
 
 
-def first_frame(command: str, size: tuple[int, int]) -> float:
+def first_frame(command: str, size: tuple[int, int], cwd: Path) -> float:
     """Seconds from spawning `command` in a new tmux terminal until it shows KNOWN."""
     socket = f"ff-{uuid.uuid4().hex[:8]}"
 
@@ -88,7 +88,19 @@ def first_frame(command: str, size: tuple[int, int]) -> float:
     width, height = size
     try:
         started = time.monotonic()
-        tmux("new-session", "-d", "-s", "b", "-x", str(width), "-y", str(height), command)
+        tmux(
+            "new-session",
+            "-d",
+            "-s",
+            "b",
+            "-c",
+            str(cwd),
+            "-x",
+            str(width),
+            "-y",
+            str(height),
+            command,
+        )
         while time.monotonic() - started < 30:
             if KNOWN in tmux("capture-pane", "-p", "-t", "b"):
                 return time.monotonic() - started
@@ -136,23 +148,23 @@ def main() -> None:
     ]
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        rows: list[tuple[str, str]] = [("bare Textual (Header, Input, Footer)", "")]
+        rows: list[tuple[str, str, Path]] = [("bare Textual (Header, Input, Footer)", "", TREE)]
         for name, tree in trees:
             home = work / f"home-{name}"
             empty = home / "empty"
-            rows.append((f"{name}, demo, empty history", command_for(home, tree, empty)))
+            rows.append((f"{name}, demo, empty history", command_for(home, tree, empty), tree))
             if args.conversations:
                 full = home / "full"
                 build_history(full, args.conversations, tree)
                 label = f"{name}, demo, {args.conversations} conversations"
-                rows.append((label, command_for(home, tree, full)))
-        rows[0] = (rows[0][0], command_for(work, None, work / "bare"))
-        for _, command in rows:  # a warm-up round: the OS caches the files once for all
-            first_frame(command, size)
-        times: dict[str, list[float]] = {label: [] for label, _ in rows}
+                rows.append((label, command_for(home, tree, full), tree))
+        rows[0] = (rows[0][0], command_for(work, None, work / "bare"), TREE)
+        for _, command, cwd in rows:  # a warm-up round: the OS caches the files once for all
+            first_frame(command, size, cwd)
+        times: dict[str, list[float]] = {label: [] for label, _, _ in rows}
         for _ in range(args.runs):
-            for label, command in rows:
-                times[label].append(first_frame(command, size))
+            for label, command, cwd in rows:
+                times[label].append(first_frame(command, size, cwd))
     load = os.getloadavg()
     print(
         f"python {sys.version.split()[0]}, {os.cpu_count()} cores, load {load[0]:.1f}"

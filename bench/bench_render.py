@@ -133,9 +133,13 @@ class Tmux:
         done = subprocess.run(["tmux", "-L", self.socket, *args], capture_output=True, text=True)
         return done.stdout
 
-    def start(self, command: str, size: tuple[int, int] = (160, 48)) -> None:
+    def start(self, command: str, size: tuple[int, int] = (160, 48), cwd: Path = TREE) -> None:
+        """`cwd`: `python -m` puts it first on sys.path, ahead of PYTHONPATH."""
         width, height = size
-        self.run("new-session", "-d", "-s", "b", "-x", str(width), "-y", str(height), command)
+        self.run(
+            "new-session", "-d", "-s", "b", "-c", str(cwd), "-x", str(width), "-y", str(height),
+            command,
+        )  # fmt: skip
 
     def screen(self) -> str:
         return self.run("capture-pane", "-p", "-t", "b")
@@ -300,7 +304,7 @@ def run_app(
     tmux = Tmux()
     watch = ScreenWatch(tmux, lambda s: END_MARK in s and "complete" in s, APP_BOTTOM_ROWS)
     try:
-        tmux.start(env_command(env, [*(wrap or []), *argv]), size)
+        tmux.start(env_command(env, [*(wrap or []), *argv]), size, tree)
         tmux.wait(lambda s: "Ask anything" in s, 20)
         watch.start()
         tmux.keys("go", "Enter")
@@ -352,6 +356,7 @@ def run_floor(
     work: Path,
     size: tuple[int, int] = (160, 48),
     kind: str = "client",
+    textual_period: float = 0.25,
 ) -> Result:
     """A floor in tmux: `plain` (bench/plain_floor.py, no app code), `textual` (the least a
     Textual app draws it with, bench/textual_floor.py) or `client` (the app's own client)."""
@@ -364,6 +369,8 @@ def run_floor(
     else:
         script = [str(Path(__file__).resolve()), "--floor"]
     argv = [sys.executable, *script, server.url + "/v1", str(out)]
+    if kind == "textual":
+        argv.append(str(textual_period))
     tmux = Tmux()
     watch = ScreenWatch(tmux, lambda s: END_MARK in s)
     try:
@@ -518,6 +525,13 @@ def main() -> None:
         "--wrap", default="", help='command prefix for the app, e.g. "py-spy record -o p.svg --"'
     )
     parser.add_argument("--no-floor", action="store_true", help="measure the app only")
+    parser.add_argument(
+        "--textual-period",
+        type=float,
+        default=0.25,
+        help="seconds between the Textual floor's writes",
+    )
+    parser.add_argument("--no-app", action="store_true", help="measure the floors only")
     parser.add_argument("--skip", default="", help="floors to leave out: textual,client")
     parser.add_argument(
         "--tree",
@@ -551,12 +565,14 @@ def main() -> None:
     def measure(tokens: tuple[str, ...], rate: float, size: tuple[int, int]) -> None:
         speed = "full speed" if not rate else f"{rate:g} tok/s"
         group = f"{size[0]}x{size[1]} {len(tokens)} tok, {speed}"
-        for name, tree in trees:
+        for name, tree in [] if args.no_app else trees:
             note(run_app(tokens, rate, f"{name:<7} {group}", work, wrap, size, tree), group)
         if not args.no_floor:
             for kind in ("plain", "textual", "client"):
                 if kind not in args.skip.split(","):
-                    note(run_floor(tokens, rate, f"{kind:<7} {group}", work, size, kind), group)
+                    label = f"{kind:<7} {group}"
+                    period = args.textual_period
+                    note(run_floor(tokens, rate, label, work, size, kind, period), group)
 
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
