@@ -74,6 +74,7 @@ class Painted:
 
     lines: list[list[Segment]]
     code: dict[int, CodeRow] = field(default_factory=dict)
+    blocks: int = 0  # code blocks drawn (each numbered in `code`, from 0)
 
 
 class LeftHeading(Heading):
@@ -226,6 +227,11 @@ class AnswerMarkdown(Markdown):
         # every code line drawn: its block, the width it was shown at and its full line
         self.code_lines: list[tuple[int, int, tuple[Segment, ...]]] = []
 
+    @property
+    def code_blocks(self) -> int:
+        """Code blocks drawn by the last render."""
+        return self._seen_code
+
     def next_code(self) -> int:
         index, self._seen_code = self._seen_code, self._seen_code + 1
         return index
@@ -334,14 +340,14 @@ class MarkdownPainter:
         except Exception:  # Rich trips on some input (a stray `</kbd>`): show it as plain text
             lines = self._console.render_lines(Text(source), options, pad=False, new_lines=False)
             return Painted(tidy(lines))
-        return _code_rows(tidy(lines), markdown.code_lines)
+        return _code_rows(tidy(lines), markdown.code_lines, markdown.code_blocks)
 
 
 def _code_rows(
-    lines: list[list[Segment]], code: list[tuple[int, int, tuple[Segment, ...]]]
+    lines: list[list[Segment]], code: list[tuple[int, int, tuple[Segment, ...]]], blocks: int
 ) -> Painted:
     """The code rows among painted lines, found by their tag, which is then taken off."""
-    painted = Painted(lines)
+    painted = Painted(lines, blocks=blocks)
     if not code:
         return painted
     for y, line in enumerate(lines):

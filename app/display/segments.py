@@ -96,6 +96,26 @@ def can_start_segment(line: str, previous_blank: bool) -> bool:
     return previous_blank or bool(_HEADING.match(line))
 
 
+def settled_end(source: str) -> int:
+    """Where the blocks of a streaming `source` that more text can no longer change end: the
+    start of its last complete line that could begin a new segment after a blank line, outside
+    code blocks (0: none). What lies before is drawn the same whether rendered alone or with
+    the rest (the premise of cutting an answer into segments), so a live segment may keep its
+    lines and render only what follows (app/ui/widgets/markdown_view.py)."""
+    fences = FenceTracker()
+    cut = offset = 0
+    previous_blank = True
+    lines = source.split("\n")
+    for line in lines[:-1]:  # complete lines only: a partial one may yet become a list item
+        settled = offset and previous_blank and fences.open_lines is None
+        if settled and can_start_segment(line, previous_blank=True):
+            cut = offset
+        fences.feed(line + "\n")
+        previous_blank = not line.strip()
+        offset += len(line) + 1
+    return cut
+
+
 @dataclass(slots=True)
 class SegmentCutter:
     """Feed the answer as it streams; each call returns the text split at the cut points."""
@@ -288,4 +308,5 @@ __all__ = [
     "Construct",
     "SegmentCutter",
     "can_start_segment",
+    "settled_end",
 ]

@@ -5,12 +5,11 @@ the last one, all inside one `App.batch_update()`, so the screen is laid out and
 per tick however many panes stream. Measured against a MarkdownStream per widget, this keeps
 event-loop lag low with several panes (reference/textual.md, A2).
 
-The period adapts: 50 ms while drawing is cheap, stretched (up to 300 ms) while the process uses
-more than a fifth of a core, since every tick that changes the layout costs a whole-screen
-Textual reflow and a repaint, whose cost grows with the screen's size. At 200 tokens/s on a
-160x48 terminal that settles at 4-5 frames a second, within 3x the CPU of a plain client
-printing the same stream (bench/README.md). The final frame of a stream
-is drawn at once, not on the next tick.
+The period adapts between a ceiling of 15 frames a second while drawing is cheap and a floor of
+5 (200 ms) while the process uses more than a fifth of a core, since every tick that changes the
+layout costs a whole-screen Textual reflow and a repaint, whose cost grows with the screen's
+size; the floor keeps the text moving (issue 12: a frame at least every 250 ms, bench/README.md).
+The final frame of a stream is drawn at once, not on the next tick.
 
 The clock also owns the garbage-collection policy. Python's automatic full (oldest-generation)
 collections were the long stalls while streaming, at moments nobody chose, so they are turned off
@@ -18,7 +17,10 @@ while any pane is live; instead the clock runs one itself every few seconds, rig
 and once more shortly after the last stream ends (late enough for the final frame to reach the
 terminal first: Textual writes from a thread, which a collection would hold up). Young
 collections keep running. Turning GC off altogether let a 20,000-token stream grow the heap past
-350 MB, and the one collection at the end then froze the screen for 1.5 s.
+350 MB, and the one collection at the end then froze the screen for 1.5 s. When the first stream
+starts, what the process holds by then (modules, classes, the screens: alive for good) is moved
+out of the collector's sight (`gc.freeze`), so each full collection walks only what streaming
+made, not the whole of Textual and the app again.
 """
 
 from __future__ import annotations
@@ -34,8 +36,8 @@ from textual.timer import Timer
 NO_FULL_COLLECTIONS = 1_000_000_000  # gen-2 threshold while streaming
 FULL_COLLECTION_EVERY = 5.0  # seconds of streaming between the clock's own full collections
 IDLE_COLLECTION_DELAY = 0.3  # seconds after the last stream ends
-PERIOD = 0.05
-MAX_PERIOD = 0.3
+PERIOD = 1 / 15  # the ceiling: 15 frames a second is as fast as anyone reads
+MAX_PERIOD = 0.2  # the floor: text keeps moving at least 5 times a second (issue 12: 4)
 BUSY = 0.2  # share of one core above which the period is stretched
 IDLE = 0.1  # ... and below which it shrinks back
 
@@ -72,6 +74,7 @@ class RenderClock:
         self._timer: Timer | None = None
         self._gc_paused = False
         self._gc_thresholds = gc.get_threshold()
+        self._frozen = False  # what was alive at the first stream is out of the collector's sight
         self._collected_at = 0.0
         self._ticking = False
         self._again = False
@@ -97,6 +100,9 @@ class RenderClock:
             young, middle, _ = self._gc_thresholds
             gc.set_threshold(young, middle, NO_FULL_COLLECTIONS)
             self._gc_paused = True
+            if not self._frozen:
+                self._frozen = True
+                gc.freeze()
             self._collected_at = time.monotonic()
         self._last = (time.monotonic(), self._cpu_clock())
         self._start(PERIOD)
@@ -173,6 +179,9 @@ class RenderClock:
             self._timer = None
         if self._gc_paused:
             self._resume_gc()
+        if self._frozen:
+            self._frozen = False
+            gc.unfreeze()
 
     def _resume_gc(self) -> None:
         self._gc_paused = False

@@ -10,6 +10,7 @@ them (app/ui/widgets/answer.py) and only the last one changes while it streams.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from functools import lru_cache
 
 from rich.segment import Segment
@@ -25,7 +26,7 @@ from textual.widget import Widget
 from app.display.markdown_height import NO_JOINS, Joins, estimate_rows
 from app.display.markdown_render import CodeRow, MarkdownLook, MarkdownPainter, Painted
 from app.display.open_marks import close_open_marks
-from app.display.segments import Carry
+from app.display.segments import Carry, settled_end
 
 
 def theme_colors(app: App[object]) -> dict[str, str]:
@@ -155,6 +156,26 @@ def segment_rows(
 
 
 def render_segment(widget: StreamedMarkdown, width: int, joins: Joins) -> Painted:
+    """A segment's lines. While it streams, the blocks before `settled_end` are drawn once
+    and kept (`widget.settled`), and only what follows is rendered again: a live segment's
+    heading, paragraph and list are not rendered again for each frame of the code block after
+    them. Joined as an answer's segments are (one blank line between), which draws exactly
+    what rendering the whole would; a segment that continues or shares a table, list or code
+    block is rendered whole."""
+    plain = not (widget.fence or widget.carry is not None or widget.ends_in_fence)
+    cut = settled_end(widget.source) if widget.streaming and plain and joins == NO_JOINS else 0
+    if cut:
+        head = widget.settled_lines(widget.source[:cut], width)
+        tail = segment_painted(
+            painter_for(widget.look()),
+            widget.source[cut:],
+            width,
+            continued=True,
+            fence="",
+            ends_in_fence=False,
+            streaming=True,
+        )
+        return joined(head, tail)
     return segment_painted(
         painter_for(widget.look()),
         widget.source,
@@ -166,6 +187,16 @@ def render_segment(widget: StreamedMarkdown, width: int, joins: Joins) -> Painte
         joins=joins,
         streaming=widget.streaming,
     )
+
+
+def joined(head: Painted, tail: Painted) -> Painted:
+    """`tail`'s lines after `head`'s, its code rows and blocks numbered on."""
+    lines = [*head.lines, *tail.lines]
+    code = dict(head.code)
+    shift = len(head.lines)
+    for y, row in tail.code.items():
+        code[y + shift] = replace(row, block=row.block + head.blocks)
+    return Painted(lines, code, head.blocks + tail.blocks)
 
 
 CODE_SCROLL_STEP = 4  # columns a wheel step moves code across
@@ -247,12 +278,42 @@ class StreamedMarkdown(Widget):
         self._painted: dict[int, Strip] = {}  # lines cropped to width, in the widget's style
         self._style: Style | None = None  # the widget's own style, until the styles change
         self._lines_width = -1  # width the lines were rendered at; -1: render again
+        # While streaming: the settled blocks' source, width and look, and their lines.
+        self._settled: tuple[str, int, MarkdownLook, Painted] | None = None
 
     def append(self, text: str) -> None:
-        """Add streamed text; it is drawn on the next layout."""
-        if text:
-            self.source += text
+        """Add streamed text. Rendered at once when the widget has been laid out: if its
+        height is unchanged (the text went on in the last line), only the widget is repainted,
+        with no layout (a reflow of the whole screen); else on the next layout."""
+        if not text:
+            return
+        self.source += text
+        width = self._lines_width
+        if width <= 0 or width != self.content_size.width:
             self._render_again()
+            return
+        rows = len(self._lines)
+        self._lines_width = -1
+        if len(self.lines_at(width)) == rows:
+            self.refresh()
+        else:
+            self.refresh(layout=True)
+
+    def settled_lines(self, source: str, width: int) -> Painted:
+        """The lines of a streaming segment's settled blocks (`source`), drawn once."""
+        look = self.look()
+        kept = self._settled
+        if kept is None or kept[:3] != (source, width, look):
+            painted = segment_painted(
+                painter_for(look),
+                source,
+                width,
+                continued=self.continued,
+                fence="",
+                ends_in_fence=False,
+            )
+            kept = self._settled = (source, width, look, painted)
+        return kept[3]
 
     def _render_again(self) -> None:
         """What is drawn changed: render the lines again at the next layout."""
@@ -268,6 +329,7 @@ class StreamedMarkdown(Widget):
     def streaming(self, value: bool) -> None:
         if value != self._streaming:
             self._streaming = value
+            self._settled = None
             self._render_again()
 
     @property

@@ -1,0 +1,145 @@
+"""What a frame of a streaming answer costs is bounded by the block still open, not by the live
+segment (issue 12): its settled blocks are rendered once and kept, and text that goes on in the
+last line is repainted without a layout. Counted in renders and layouts, never timed; the
+lines drawn are checked against rendering the whole."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from rich.segment import Segment
+from rich.style import Style
+from textual.app import App, ComposeResult
+from textual.containers import VerticalScroll
+
+from app.display.markdown_height import NO_JOINS, Joins
+from app.display.markdown_render import MarkdownLook, MarkdownPainter
+from app.display.segments import settled_end
+from app.ui.widgets.markdown_view import StreamedMarkdown, render_segment, segment_painted
+
+LOOK = MarkdownLook.from_colors(
+    {"primary": "#112233", "secondary": "#445566", "foreground": "#eeeeee"}, dark=True
+)
+
+CORPUS = [
+    "## Section 1\n\n" + " ".join(f"word{i}" for i in range(60)) + " with **bold**, `code` "
+    "and *emphasis*.\n\n- first point\n- second with `code`\n  - nested detail\n- third\n\n"
+    "```python\ndef step(value: int) -> int:\n"
+    + "".join(f"    total_{i} = compute(value, {i})  # step {i}\n" for i in range(14))
+    + "    return total_0\n```\n\nThat is **all** for now.\n",
+    "# Title\n\nA paragraph\nwith a soft break.\n\n> a quote\n> goes on\n\n"
+    "| a | b |\n|---|---|\n| 1 | 2 |\n\nafter the table\n\n---\n\n1. one\n2. two\n\n"
+    "10. ten\n\nSetext heading\n==============\n\n    indented code\n\nlast _words_ here\n",
+    "Some text\n\n```\nunclosed fence\n\nstill code\n\nmore code\n",
+    "para one\n\n- item\n\n  continued item paragraph\n\nafter list\n\n<div>\nhtml\n</div>\n\n"
+    "~~~\ntilde fence\n~~~\n\nend with an open **mark",
+]
+
+
+def painted_whole(source: str, width: int, continued: bool) -> Any:
+    return segment_painted(
+        MarkdownPainter(LOOK),
+        source,
+        width,
+        continued=continued,
+        fence="",
+        ends_in_fence=False,
+        streaming=True,
+    )
+
+
+def drawn(lines: list[list[Segment]]) -> list[list[tuple[str, Style | None]]]:
+    """Lines as they look: a blank one (spaces on no background, whatever their colour) as
+    nothing, which is how the segments of an answer are joined too."""
+    shown: list[list[tuple[str, Style | None]]] = []
+    for line in lines:
+        blank = all(
+            not s.text.strip() and (s.style is None or s.style.bgcolor is None) for s in line
+        )
+        shown.append([] if blank else [(s.text, s.style) for s in line])
+    return shown
+
+
+@pytest.mark.parametrize("continued", [False, True])
+@pytest.mark.parametrize("width", [30, 76, 158])
+@pytest.mark.parametrize("text", CORPUS, ids=["sections", "constructs", "open fence", "mixed"])
+def test_a_live_segment_drawn_from_kept_blocks_is_the_whole(
+    text: str, width: int, continued: bool
+) -> None:
+    widget = StreamedMarkdown(continued=continued, look=lambda: LOOK)
+    widget.streaming = True
+    cuts = 0
+    for end in range(1, len(text) + 1, 3):  # every third character of the stream
+        widget.source = text[:end]
+        cuts += bool(settled_end(widget.source))
+        mine = render_segment(widget, width, NO_JOINS)
+        whole = painted_whole(widget.source, width, continued)
+        assert drawn(mine.lines) == drawn(whole.lines)
+        assert {y: (r.block, r.x, r.width, r.full) for y, r in mine.code.items()} == {
+            y: (r.block, r.x, r.width, r.full) for y, r in whole.code.items()
+        }
+    assert cuts > 0  # the kept blocks were used
+
+
+def test_settled_end_is_at_a_block_start_after_a_blank_line_outside_code() -> None:
+    assert settled_end("para\n\nnext\n") == len("para\n\n")
+    assert settled_end("para\n\nnext") == 0  # a partial line may still become a list item
+    assert settled_end("para\n\n- item\n") == 0  # a list item would join a list above
+    assert settled_end("para\n\n  indented\n") == 0
+    assert settled_end("```\ncode\n\nmore\n") == 0  # inside a code block
+    assert settled_end("```\ncode\n```\n\nafter\n") == len("```\ncode\n```\n\n")
+
+
+class OneSegment(App[None]):
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield StreamedMarkdown(look=lambda: LOOK)
+
+
+async def test_a_live_segment_renders_its_settled_blocks_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    sources: list[str] = []
+    paint = MarkdownPainter.paint
+
+    def counting(self: MarkdownPainter, source: str, width: int, joins: Joins = NO_JOINS) -> Any:
+        sources.append(source)
+        return paint(self, source, width, joins)
+
+    monkeypatch.setattr(MarkdownPainter, "paint", counting)
+    head = "## Heading\n\n" + " ".join(f"word{i}" for i in range(30)) + "\n\n"
+    code = "".join(f"value_{i} = compute({i})\n" for i in range(12))
+    app = OneSegment()
+    async with app.run_test(size=(80, 40)) as pilot:
+        widget = app.query_one(StreamedMarkdown)
+        widget.streaming = True
+        widget.append(head + "```python\n")
+        await pilot.pause()
+        for line in code.splitlines(keepends=True):  # a frame per line of the code block
+            widget.append(line)
+            await pilot.pause()
+        frames = len(code.splitlines())
+        assert sum("## Heading" in source for source in sources) <= 2
+        assert sum("value_0" in source for source in sources) >= frames - 1
+        lines = widget.lines_at(widget.content_size.width)
+        assert any("value_11 = compute(11)" in line.text for line in lines)
+
+
+async def test_text_that_goes_on_in_the_last_line_is_repainted_without_a_layout() -> None:
+    app = OneSegment()
+    async with app.run_test(size=(80, 20)) as pilot:
+        widget = app.query_one(StreamedMarkdown)
+        widget.streaming = True
+        widget.append("The first words")
+        await pilot.pause()
+        height = widget.size.height
+        widget.append(" and more")  # the same one line
+        assert not widget._layout_required
+        await pilot.pause()
+        assert "The first words and more" in widget.render_line(0).text
+        assert widget.size.height == height
+        widget.append("\n\n" + "a new paragraph " * 12)  # more lines: laid out again
+        assert widget._layout_required
+        await pilot.pause()
+        assert widget.size.height > height

@@ -1,0 +1,40 @@
+"""The render clock's pace (issue 12): never more than 15 frames a second, and however busy the
+process, never fewer than one every 250 ms while text arrives; full collections walk only what
+streaming made. Counted in periods and generations, never timed."""
+
+from __future__ import annotations
+
+import gc
+
+from textual.app import App
+
+from app.ui.render_clock import MAX_PERIOD, PERIOD, RenderClock, next_period
+
+
+def test_the_period_stays_between_fifteen_frames_a_second_and_one_every_quarter_second() -> None:
+    period = PERIOD
+    for _ in range(50):  # the busiest process there is
+        period = next_period(period, load=2.0)
+    assert period <= 0.25
+    for _ in range(50):  # an idle one
+        period = next_period(period, load=0.0)
+    assert period >= 1 / 15
+    assert MAX_PERIOD <= 0.25
+    assert PERIOD >= 1 / 15
+
+
+class Ticking:
+    async def flush(self, now: float) -> bool:
+        return False
+
+
+async def test_what_lives_when_the_first_stream_starts_is_kept_out_of_full_collections() -> None:
+    app: App[None] = App()
+    async with app.run_test():
+        clock = RenderClock(app)
+        before = gc.get_freeze_count()
+        clock.add(Ticking())
+        assert gc.get_freeze_count() > before  # the app, its screens and modules
+        assert gc.get_threshold()[2] > 1_000_000  # and no automatic full collections meanwhile
+        clock.stop()
+        assert gc.get_freeze_count() == 0  # back in the collector's sight at exit
