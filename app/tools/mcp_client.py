@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from mcp import Client
 
 MAX_RESULT = 256 * 1024  # characters of one result sent to the model and stored
+MIN_START = 30.0  # seconds a server gets to start and list its tools, even with a short timeout
 _STDERR_QUOTED = 200
 EXTRA_HINT = "pip install 'triptych[mcp]'"
 
@@ -159,12 +160,18 @@ async def _connect(
         )
         transport: Any = stdio_client(parameters, errlog=cast(TextIO, errlog or sys.stderr))
     else:
+        import httpx2  # the SDK's HTTP client (a dependency of `mcp`)
         from mcp.client.streamable_http import streamable_http_client
-        from mcp.shared._httpx_utils import create_mcp_http_client
 
-        http = await stack.enter_async_context(create_mcp_http_client(headers=config.headers))
+        # The SDK's own default timeouts: 30 s to connect, 300 s to read a held stream.
+        http = await stack.enter_async_context(
+            httpx2.AsyncClient(headers=config.headers, timeout=httpx2.Timeout(30.0, read=300.0))
+        )
         transport = streamable_http_client(str(config.url), http_client=http)
-    client = Client(transport, read_timeout_seconds=timeout, mode="legacy", cache=None)
+    # A server's start (a Python or Node process importing its world) may take far longer
+    # than one call should: the handshake and listing get at least MIN_START seconds.
+    start = max(timeout, MIN_START)
+    client = Client(transport, read_timeout_seconds=start, mode="legacy", cache=None)
     return await stack.enter_async_context(client)
 
 
@@ -177,7 +184,7 @@ async def _close_quietly(stack: AsyncExitStack) -> None:
 def _startup_problem(exc: BaseException, timeout: float, errlog: IO[str] | None) -> str:
     why = _describe(exc)
     if "timed out" in why.lower():
-        why = f"no answer within {timeout:g} s"
+        why = f"no answer within {max(timeout, MIN_START):g} s"
     if errlog is not None:
         with contextlib.suppress(OSError, ValueError):
             errlog.seek(0)
