@@ -7,7 +7,14 @@ from app.store.db import DEFAULT_FILENAME, Store, history_path
 from app.store.errors import ConversationNotFound, StoreError
 from app.store.export import EXPORT_FORMATS, ExportFormat, export_conversation, format_history
 from app.store.liveness import INTERRUPTED_BY_EXIT
-from app.store.records import ConversationSummary, Kind, PaneInfo, StoredConversation, StoredMessage
+from app.store.records import (
+    BatchInfo,
+    ConversationSummary,
+    Kind,
+    PaneInfo,
+    StoredConversation,
+    StoredMessage,
+)
 from app.store.saver import TurnSaver
 from app.store.votes import OUTCOMES, Outcome, Vote, VotePane
 
@@ -16,6 +23,7 @@ __all__ = [
     "EXPORT_FORMATS",
     "INTERRUPTED_BY_EXIT",
     "OUTCOMES",
+    "BatchInfo",
     "ConversationNotFound",
     "ConversationSummary",
     "ExportFormat",

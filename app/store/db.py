@@ -27,6 +27,7 @@ from app.store.health import damaged_log
 from app.store.liveness import INTERRUPTED_BY_EXIT, Owner, is_orphaned
 from app.store.records import (
     KINDS,
+    BatchInfo,
     ConversationSummary,
     Kind,
     StoredConversation,
@@ -161,6 +162,20 @@ class Store:
                 (source, tag, json.dumps(list(providers)), now),
             )
         return _rowid(cur)
+
+    def batch(self, batch_id: int) -> BatchInfo:
+        """A batch run (a vote in it takes its `tag`); LookupError when there is none."""
+        with self._read() as conn:
+            row = conn.execute("SELECT * FROM batches WHERE id = ?", (batch_id,)).fetchone()
+        if row is None:
+            raise LookupError(f"no batch {batch_id} in the history")
+        return BatchInfo(
+            id=row["id"],
+            source=row["source"],
+            tag=row["tag"],
+            providers=tuple(json.loads(row["providers"])),
+            created_at=row["created_at"],
+        )
 
     def batch_conversations(self, batch_id: int) -> list[int]:
         """The conversations of one batch run, in the order they were created."""
@@ -359,6 +374,7 @@ class Store:
             created_at=row["created_at"],
             updated_at=row["updated_at"],
             messages=in_reading_order([row_to_message(r) for r in rows]),
+            batch_id=row["batch_id"],
         )
 
     def last_conversation_id(self) -> int | None:

@@ -65,6 +65,17 @@ class StoredMessage:
     reply_to: int | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class BatchInfo:
+    """One `triptych batch` run: its prompt file, --tag and `provider:model`s in pane order."""
+
+    id: int
+    source: str
+    tag: str | None
+    providers: tuple[str, ...]
+    created_at: float
+
+
 @dataclass(slots=True)
 class StoredConversation:
     id: int
@@ -74,6 +85,7 @@ class StoredConversation:
     created_at: float
     updated_at: float
     messages: list[StoredMessage] = field(default_factory=list)
+    batch_id: int | None = None  # the run a conversation of kind "batch" belongs to
 
     @property
     def panes(self) -> list[PaneInfo]:
@@ -232,6 +244,7 @@ def _load(text: str | None, default: Any) -> Any:
 
 __all__ = [
     "KINDS",
+    "BatchInfo",
     "ConversationSummary",
     "Kind",
     "PaneInfo",

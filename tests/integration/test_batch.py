@@ -17,6 +17,7 @@ import pytest
 
 from app import cli
 from app.demo.frames import Answer
+from app.demo.loopback import SeenRequest
 from app.headless.ask import answer_json
 from app.headless.batch_results import COLUMNS
 from app.providers.client import Timing
@@ -158,6 +159,10 @@ def test_a_jsonl_file_with_ids_systems_and_repeats(
     messages = store.load(alpha.id).messages
     assert [m.role for m in messages] == ["user", "assistant", "user", "assistant"]
     assert store.load(alpha.id).system == "be brief"
+    run = store.load(alpha.id).batch_id
+    assert run is not None
+    assert (store.batch(run).tag, store.batch(run).providers) == ("nightly", ("good:m-good",))
+    assert store.batch(run).source == "set.jsonl"
 
 
 # -- resume ----------------------------------------------------------------------------------------
@@ -418,3 +423,64 @@ def test_max_concurrency_must_be_a_positive_integer(
     code, _out, err = batch(capsys, conf, "p.txt", "--compare", "good")
     assert code == 2
     assert "providers.good.max_concurrency: must be a positive integer, not 0" in err
+
+
+# -- concurrency ---------------------------------------------------------------------------------
+
+
+def most_at_once(requests: list[SeenRequest]) -> int:
+    """The most requests being answered at one time, from the servers' own clock readings (a
+    reply ends when sent in full, or when the client, done at the terminal event, hung up)."""
+    events = []
+    for request in requests:
+        ended = request.finished or request.disconnected
+        assert ended is not None
+        events += [(request.received, 1), (ended, -1)]
+    events.sort(key=lambda event: (event[0], event[1]))  # an end before a start at a tie
+    most = current = 0
+    for _, step in events:
+        current += step
+        most = max(most, current)
+    return most
+
+
+def test_at_most_n_requests_are_in_flight_and_at_most_max_concurrency_per_provider(
+    tmp_path: Path, good: FakeProvider, bad: FakeProvider, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "p.txt").write_text("".join(f"prompt {i}\n" for i in range(12)))
+    slow = lambda: fake.stream(Api.CHAT, PLAIN, delay=0.02)  # noqa: E731
+    good.push(*(slow() for _ in range(12)))
+    bad.push(*(slow() for _ in range(12)))
+    conf = tmp_path / "config.toml"
+    conf.write_text(
+        f'[providers.wide]\napi = "chat"\nbase_url = "{good.url}"\nmodel = "m"\n\n'
+        f'[providers.narrow]\napi = "chat"\nbase_url = "{bad.url}"\nmodel = "m"\n'
+        "max_concurrency = 2\n"
+    )
+
+    code, out, _err = batch(capsys, conf, "p.txt", "--compare", "wide,narrow", "--concurrency", "5")
+
+    assert code == 0
+    assert table_row(out, "wide:m")[1] == "12"
+    assert table_row(out, "narrow:m")[1] == "12"
+    assert most_at_once(bad.requests) <= 2  # the provider's own limit
+    assert most_at_once(good.requests + bad.requests) <= 5  # the run's limit
+    assert most_at_once(good.requests) > 2  # the other provider was not held to 2
+
+
+def test_a_line_cut_short_by_a_kill_is_asked_again(
+    tmp_path: Path, good: FakeProvider, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "p.txt").write_text("one\ntwo\n")
+    conf = config(tmp_path, ("good", good))
+    good.push(fake.stream(Api.CHAT, PLAIN), fake.stream(Api.CHAT, PLAIN))
+    argv = ("p.txt", "--compare", "good", "--concurrency", "1", "--out", "r.jsonl")
+    assert batch(capsys, conf, *argv)[0] == 0
+    whole, second = (tmp_path / "r.jsonl").read_text().splitlines(keepends=True)
+    (tmp_path / "r.jsonl").write_text(whole + second[: len(second) // 2])  # killed mid-write
+
+    good.push(fake.stream(Api.CHAT, PLAIN))
+    assert batch(capsys, conf, *argv)[0] == 0
+
+    assert len(good.requests) == 3  # only the answer whose line was cut
+    assert [r["prompt"] for r in lines_of(tmp_path / "r.jsonl")] == ["one", "two"]

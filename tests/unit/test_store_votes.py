@@ -53,8 +53,12 @@ def test_a_v3_database_migrates_keeping_kinds_messages_and_their_cascade(tmp_pat
     assert count.fetchone()[0] == 0
     batch = store.create_batch(source="prompts.txt", tag="t", providers=["a:m", "b:m"])
     conv = store.create_conversation(kind="batch", batch_id=batch)
-    assert store.load(conv).kind == "batch"
+    assert (store.load(conv).kind, store.load(conv).batch_id) == ("batch", batch)
     assert store.batch_conversations(batch) == [conv]
+    info = store.batch(batch)
+    assert (info.source, info.tag, info.providers) == ("prompts.txt", "t", ("a:m", "b:m"))
+    with pytest.raises(LookupError):
+        store.batch(batch + 1)
     store.close()
 
 
