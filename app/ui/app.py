@@ -1,6 +1,9 @@
-"""The Textual app: themes, the render clock, the command palette and a clean exit.
+"""The Textual app: themes, the render clock, the screens' messages and a clean exit.
 
-`run_tui` is what the CLI calls. The app reads the same Config as `triptych ask` and sends a
+The top floor of app/ui: screens post messages up (switch provider, compare with, export,
+continue alone, a conversation deleted, …) and the app handles each in one `on_…` method that
+calls a flow (app/ui/flows/), passing itself as the flows' `ChatHost`. `run_tui` is what the
+CLI calls. The app reads the same Config as `triptych ask` and sends a
 request only when the user submits a prompt (or asks for the model list): no warm-up, no
 generated titles.
 """
@@ -14,7 +17,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, ClassVar
 
-from textual.app import App, SystemCommand
+from textual.app import SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.theme import Theme
@@ -27,16 +30,16 @@ from app.store import history_path
 from app.store.session import History, PaneHistory
 from app.ui import textual_layout
 from app.ui.clipboard import copy_text
-from app.ui.commands import Choice, TriptychCommands
-from app.ui.compare_actions import close_comparisons, startup_screen
-from app.ui.connect import ClientMaker, StartChoice, start_choice
 from app.ui.crash_report import crash_report
-from app.ui.history_actions import HistoryActions
+from app.ui.flows import choosing, comparing
+from app.ui.flows.connect import ClientMaker, StartChoice, start_choice
+from app.ui.flows.conversations import Conversations
+from app.ui.flows.host import ChatHost
 from app.ui.lag_probe import LagProbe
-from app.ui.palette import palette_choices
 from app.ui.render_clock import RenderClock
 from app.ui.screens.chat import ChatScreen
 from app.ui.screens.compare import CompareScreen
+from app.ui.screens.history import HistoryScreen
 from app.ui.screens.keys import KeysScreen, key_groups
 from app.ui.themes import DEFAULT_THEME, load_themes
 from app.ui.widgets.assistant_turn import AssistantTurn
@@ -47,10 +50,10 @@ from app.ui.widgets.welcome import WelcomeFacts
 AGAIN_WINDOW = 2.0  # seconds: a second Ctrl+C within this quits even while a stream runs
 
 
-class TriptychApp(App[int]):
+class TriptychApp(ChatHost):
     CSS_PATH = "app.tcss"
     TITLE = "Triptych"
-    COMMANDS: ClassVar[set[Any]] = App.COMMANDS | {TriptychCommands}
+    # Textual's system commands only: each screen lists its own through its COMMANDS.
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("ctrl+q", "quit", "quit", priority=True),
         # Not a priority binding: a selection in the focused prompt or on the screen is copied
@@ -89,7 +92,7 @@ class TriptychApp(App[int]):
         super().__init__()
         textual_layout.install()
         self.history = History.open(history_file)
-        self.history_actions = HistoryActions(self, self.history)
+        self.conversations = Conversations(self, self.history)
         self.continue_last = continue_last
         self.config = config
         self.state_file = state_file if state_file is not None else state_path()
@@ -121,9 +124,6 @@ class TriptychApp(App[int]):
         if self._probe is not None:
             self._probe.progress = self._parts_received
             self._probe.ticks = lambda: self.render_clock.ticks
-
-    def palette_choices(self) -> list[Choice]:
-        return palette_choices(self)
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """Textual's palette commands less the ones ours duplicate (quit, screenshot stay)."""
@@ -168,9 +168,9 @@ class TriptychApp(App[int]):
         self._announce_start(self.start)
         for problem in [*self.config.warnings, *self.theme_problems]:
             self.notify(problem, severity="warning", timeout=8, markup=False)
-        self.history_actions.announce()
+        self.conversations.announce()
         if self.compare:  # over the chat, which "continue alone" goes back to
-            self.push_screen(startup_screen(self, self.compare))
+            self.push_screen(comparing.startup_screen(self, self.compare))
         if self.continue_last:
             self.call_after_refresh(self._continue_last)  # once the chat screen is mounted
         if self._probe is not None:
@@ -238,11 +238,11 @@ class TriptychApp(App[int]):
         self.run_worker(self.use_provider(provider, model), group="switch", exit_on_error=False)
 
     def _continue_last(self) -> None:
-        reopen = self.history_actions.continue_last()
+        reopen = self.conversations.continue_last()
         self.run_worker(reopen, group="switch", exit_on_error=False)
 
     def action_show_history(self) -> None:
-        self.history_actions.show()
+        self.conversations.show()
 
     def action_new_chat(self) -> None:
         self.run_worker(self.chat_screen.action_new_chat(), group="switch", exit_on_error=False)
@@ -250,6 +250,47 @@ class TriptychApp(App[int]):
     def on_chat_pane_turn_drawn(self, message: ChatPane.TurnDrawn) -> None:
         if self._probe is not None:
             self.call_after_refresh(self._probe.frame_settled)
+
+    # -- what the screens ask of the app -----------------------------------------------------
+
+    def on_chat_screen_switch_provider_requested(
+        self, message: ChatScreen.SwitchProviderRequested
+    ) -> None:
+        choosing.pick_provider(self)
+
+    def on_chat_screen_switch_model_requested(
+        self, message: ChatScreen.SwitchModelRequested
+    ) -> None:
+        choosing.pick_model(self)
+
+    def on_chat_screen_compare_with_requested(
+        self, message: ChatScreen.CompareWithRequested
+    ) -> None:
+        comparing.pick_comparison(self)
+
+    def on_chat_screen_export_requested(self, message: ChatScreen.ExportRequested) -> None:
+        self.conversations.export(message.fmt)
+
+    def on_chat_screen_toggle_reasoning_requested(
+        self, message: ChatScreen.ToggleReasoningRequested
+    ) -> None:
+        self.action_toggle_reasoning()
+
+    def on_compare_screen_continue_alone(self, message: CompareScreen.ContinueAlone) -> None:
+        continuing = comparing.continue_alone(self, message.pane)
+        self.run_worker(continuing, group="switch", exit_on_error=False)
+
+    def on_compare_screen_export_requested(self, message: CompareScreen.ExportRequested) -> None:
+        self.conversations.export(message.fmt, message.record)
+
+    def on_compare_screen_toggle_reasoning_requested(
+        self, message: CompareScreen.ToggleReasoningRequested
+    ) -> None:
+        self.action_toggle_reasoning()
+        message.comparison.keep_reasoning_open(self.reasoning_open)  # new turns follow
+
+    def on_history_screen_deleted(self, message: HistoryScreen.Deleted) -> None:
+        self.conversations.deleted(message.conv_id)
 
     def action_toggle_reasoning(self) -> None:
         """Open every reasoning pane if any is closed, else close them all; new turns follow."""
@@ -288,7 +329,7 @@ class TriptychApp(App[int]):
 
     async def action_quit(self) -> None:
         """Stop streams (closing their connections) before leaving."""
-        await close_comparisons(self)
+        await comparing.close_comparisons(self)
         await self.pane.aclose()
         await self._maker.aclose()
         self.exit(0)

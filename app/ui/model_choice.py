@@ -19,7 +19,7 @@ from app.headless.provider_list import key_status
 from app.providers.errors import ProviderError
 from app.settings.config import ProviderConfig
 from app.settings.state import valid_model_id
-from app.ui.commands import Choice, Typed, show_choices
+from app.ui.palette import Choice, Typed, show_choices
 
 CURRENT = "current model"
 

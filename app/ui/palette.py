@@ -1,81 +1,110 @@
-"""What the command palette offers, built fresh each time it opens (so "copy code block N"
-matches the latest answer). Switching model asks the provider's `GET /models` only when the
-user picks that command."""
+"""The command palette's plumbing: a choice, a provider over choices, a screen's own commands, and
+a picker. Names are shown as literal Content and help texts escaped: a model id from
+`GET /models` is provider data and must not be parsed as markup (Textual's SimpleProvider would).
+
+Each screen lists its commands through Textual's `Screen.COMMANDS` with a `ScreenCommands`
+provider (app/ui/screens/); the App's own COMMANDS keeps only Textual's system commands."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import Any, ClassVar
 
-from app.display.code_blocks import code_blocks
-from app.ui import clipboard
-from app.ui.commands import Choice, show_choices
-from app.ui.compare_actions import pick_comparison
-from app.ui.model_choice import describe, model_names, show_models
+from textual.command import CommandPalette, DiscoveryHit, Hit, Hits, Matcher, Provider
+from textual.content import Content
+from textual.markup import escape
 
-if TYPE_CHECKING:
-    from app.ui.app import TriptychApp
+from app.display.sanitize import clean_line
 
-
-def palette_choices(app: TriptychApp) -> list[Choice]:
-    pane = app.pane
-    choices = [
-        Choice("Switch provider…", lambda: pick_provider(app), f"now: {pane.provider.name}"),
-        Choice("Switch model…", lambda: pick_model(app), f"now: {pane.model}"),
-        Choice("New chat", app.action_new_chat, "clear the conversation"),
-        Choice("Compare with…", lambda: pick_comparison(app), "side by side, same conversation"),
-        Choice("Toggle reasoning panes", app.action_toggle_reasoning, "ctrl+r"),
-        Choice(
-            "Copy last answer",
-            lambda: copy_answer(app),
-            "raw Markdown",
-        ),
-        Choice("Change theme…", app.search_themes, f"now: {app.theme}"),
-    ]
-    choices += app.history_actions.palette_choices()
-    answer = last_answer(app)
-    for number, block in enumerate(code_blocks(answer), 1):
-        choices.append(Choice(block.label(number), partial(copy_text, app, block.code), "raw code"))
-    return choices
+TYPED_SCORE = 1e-6  # below any fuzzy match: what the user typed comes after the listed hits
 
 
-def last_answer(app: TriptychApp) -> str:
-    for message in reversed(app.pane.conversation.messages):
-        if message.role == "assistant" and message.turn is not None:
-            return message.turn.text
-    turn = app.pane.turn
-    return "" if turn is None else turn.text
+@dataclass(frozen=True, slots=True)
+class Choice:
+    name: str
+    run: Callable[[], Any]
+    help: str = ""
 
 
-def copy_text(app: TriptychApp, text: str) -> None:
-    clipboard.copy_text(app, text)  # says where it went (OSC 52, tmux)
+def literal_help(choice: Choice) -> str | None:
+    """The palette parses help text as markup: escaped, so a model id in it ("now: …") shows
+    as it is."""
+    return escape(clean_line(choice.help)) if choice.help else None
 
 
-def copy_answer(app: TriptychApp) -> None:
-    answer = last_answer(app)
-    if not answer:
-        app.notify("There is no answer to copy yet.", severity="warning")
-        return
-    copy_text(app, answer)
+def literal_hit(matcher: Matcher, choice: Choice) -> Hit | None:
+    name = clean_line(choice.name)
+    score, offsets = matcher.fuzzy_search.match(matcher.query, name)
+    if score <= 0:
+        return None
+    content = Content(name)
+    for offset in offsets:
+        if not name[offset].isspace():
+            content = content.stylize(matcher.match_style, offset, offset + 1)
+    return Hit(score, content, choice.run, text=name, help=literal_help(choice))
 
 
-def pick_provider(app: TriptychApp) -> None:
-    choices = [
-        Choice(name, partial(app.switch_to, provider, provider.model), describe(provider))
-        for name, provider in app.config.providers.items()
-    ]
-    show_choices(app, choices, "Switch provider…")
+class ChoiceProvider(Provider):
+    """A provider over a fixed list of choices, shown literally."""
+
+    def choices(self) -> Sequence[Choice]:
+        return ()
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for choice in self.choices():
+            hit = literal_hit(matcher, choice)
+            if hit is not None:
+                yield hit
+
+    async def discover(self) -> Hits:
+        for choice in self.choices():
+            name = clean_line(choice.name)
+            yield DiscoveryHit(Content(name), choice.run, text=name, help=literal_help(choice))
 
 
-def pick_model(app: TriptychApp) -> None:
-    app.run_worker(_pick_model(app), group="models", exclusive=True, exit_on_error=False)
+class ScreenCommands(ChoiceProvider):
+    """A screen's own commands (one provider per screen, so they list in their own order),
+    then the key sheet, which every screen offers."""
+
+    def commands(self) -> Sequence[Choice]:
+        return ()
+
+    def choices(self) -> Sequence[Choice]:
+        show_keys = partial(self.app.run_action, "app.show_keys")  # the app's F1
+        return [*self.commands(), Choice("Keys and help", show_keys, "f1 · every key here")]
 
 
-async def _pick_model(app: TriptychApp) -> None:
-    provider = app.pane.provider
-    names = await model_names(app, provider, lambda: app.pane.client().list_models())
-    use = partial(app.switch_to, provider)
-    show_models(app, names, app.pane.model, use, f"Switch model ({provider.name})…")
+Typed = Callable[[str], "Choice | None"]
 
 
-__all__ = ["last_answer", "palette_choices"]
+def show_choices(
+    app: Any, offered: Sequence[Choice], placeholder: str, typed: Typed | None = None
+) -> None:
+    """Open a palette listing `offered` (a provider, model or code-block picker). `typed`
+    turns a query that names no choice into one more (e.g. a model id the list lacks); it
+    comes last, so Enter takes a listed match first."""
+
+    class Picker(ChoiceProvider):
+        items: ClassVar[Sequence[Choice]] = tuple(offered)
+
+        def choices(self) -> Sequence[Choice]:
+            return self.items
+
+        async def search(self, query: str) -> Hits:
+            async for hit in super().search(query):
+                yield hit
+            text = query.strip()
+            if typed is None or not text or any(c.name == text for c in self.items):
+                return
+            choice = typed(text)
+            if choice is not None:
+                name = clean_line(choice.name)
+                yield Hit(TYPED_SCORE, Content(name), choice.run, name, literal_help(choice))
+
+    app.push_screen(CommandPalette(providers=[Picker], placeholder=placeholder))
+
+
+__all__ = ["Choice", "ChoiceProvider", "ScreenCommands", "Typed", "literal_hit", "show_choices"]

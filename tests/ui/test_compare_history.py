@@ -14,7 +14,7 @@ from textual.command import CommandPalette
 from textual.geometry import Size
 
 from app.store import Store
-from app.ui.compare_actions import leave_comparison
+from app.ui.flows.comparing import leave_comparison
 from app.ui.screens.chat import ChatScreen
 from app.ui.screens.compare import CompareScreen
 from app.ui.widgets.answer import SegmentPlaceholder

@@ -17,7 +17,7 @@ from textual.pilot import Pilot
 from app.compare.stats import format_cost, turn_cost
 from app.display.speed import format_seconds
 from app.settings.config import Config
-from app.ui.compare_actions import leave_comparison
+from app.ui.flows.comparing import leave_comparison
 from app.ui.screens.chat import ChatScreen
 from app.ui.screens.compare import CompareScreen
 from app.wire.engine import Api

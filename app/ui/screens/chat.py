@@ -3,26 +3,111 @@
 Esc is a priority binding here (not on the App) so it reaches us even while the prompt has focus,
 and `check_action` lets it fall through when nothing is streaming; the command palette is its
 own screen and keeps its own Esc.
+
+What needs the app (switching provider or model, comparing, exporting, the reasoning panes) goes
+up as a message declared here, which the app handles by calling a flow. The palette's commands
+are this screen's own (`COMMANDS`), built fresh each time it opens (so "copy code block N"
+matches the latest answer).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import ClassVar
+from collections.abc import Callable, Sequence
+from functools import partial
+from typing import Any, ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Header
 
+from app.display.code_blocks import code_blocks
+from app.store import ExportFormat
+from app.ui.clipboard import copy_text
+from app.ui.palette import Choice, ScreenCommands
 from app.ui.widgets.chat_pane import ChatPane
 from app.ui.widgets.prompt import PromptInput
 from app.ui.widgets.welcome import Welcome, WelcomeFacts
 from app.wire.conversation import Conversation
 
+HISTORY_KEY = "ctrl+o"
+HISTORY_HELP = f"{HISTORY_KEY}: search, reopen, rename, delete"
+
+
+class ChatCommands(ScreenCommands):
+    """The chat's commands: provider, model, chat, comparing, reasoning, copy, theme, history,
+    export, and retry or edit when they apply.
+
+    The history screen offers them too (it lies over the chat and has no commands of its
+    own: pinned in tests/ui/test_palette_commands.py), so they act on the chat screen under
+    the palette, whichever screen it was opened over."""
+
+    def commands(self) -> Sequence[Choice]:
+        chat = self._chat_screen()
+        if chat is None:
+            return ()
+        pane = chat.pane
+        app = self.app
+        post = self.screen.post_message  # the messages bubble from the calling screen to the app
+
+        def ask(message: Callable[[], Message]) -> Callable[[], object]:
+            return lambda: post(message())
+
+        where = "exports/ in the data dir"
+        choices = [
+            Choice(
+                "Switch provider…",
+                ask(ChatScreen.SwitchProviderRequested),
+                f"now: {pane.provider.name}",
+            ),
+            Choice("Switch model…", ask(ChatScreen.SwitchModelRequested), f"now: {pane.model}"),
+            Choice("New chat", chat.new_chat_later, "clear the conversation"),
+            Choice(
+                "Compare with…",
+                ask(ChatScreen.CompareWithRequested),
+                "side by side, same conversation",
+            ),
+            Choice("Toggle reasoning panes", ask(ChatScreen.ToggleReasoningRequested), "ctrl+r"),
+            Choice("Copy last answer", chat.copy_answer, "raw Markdown"),
+            Choice("Change theme…", app.search_themes, f"now: {app.theme}"),
+            Choice("History…", partial(app.run_action, "app.show_history"), HISTORY_HELP),
+            Choice(
+                "Export conversation as Markdown",
+                ask(partial(ChatScreen.ExportRequested, "md")),
+                where,
+            ),
+            Choice(
+                "Export conversation as JSON",
+                ask(partial(ChatScreen.ExportRequested, "json")),
+                where,
+            ),
+        ]
+        if pane.can_retry:
+            help_text = "ctrl+t: the same prompt as a new request"
+            choices.append(Choice("Retry the last prompt", chat.later("retry"), help_text))
+        if not pane.streaming and pane.last_prompt() is not None:
+            help_text = "ctrl+l: sending it replaces the last exchange"
+            choices.append(
+                Choice("Edit the last prompt", chat.later("edit_last_prompt"), help_text)
+            )
+        for number, block in enumerate(code_blocks(chat.last_answer()), 1):
+            choices.append(Choice(block.label(number), partial(chat.copy, block.code), "raw code"))
+        return choices
+
+    def _chat_screen(self) -> ChatScreen | None:
+        """The screen the palette was opened over, or the chat under it (the history's)."""
+        if isinstance(self.screen, ChatScreen):
+            return self.screen
+        for screen in reversed(self.app.screen_stack):
+            if isinstance(screen, ChatScreen):
+                return screen
+        return None
+
 
 class ChatScreen(Screen[None]):
     KEY_GROUP: ClassVar[str] = "Chat"
+    COMMANDS: ClassVar[set[Any]] = {ChatCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "stop_stream", "stop", priority=True, tooltip="what arrived stays"),
         Binding(
@@ -49,6 +134,25 @@ class ChatScreen(Screen[None]):
             tooltip="when scrolled back",
         ),
     ]
+
+    class SwitchProviderRequested(Message):
+        """ "Switch provider…": the app offers the configured providers."""
+
+    class SwitchModelRequested(Message):
+        """ "Switch model…": the app offers the chat provider's models."""
+
+    class CompareWithRequested(Message):
+        """ "Compare with…": the app offers a provider to put beside the chat's."""
+
+    class ToggleReasoningRequested(Message):
+        """Ctrl+R: open or close every reasoning pane (the app keeps the setting)."""
+
+    class ExportRequested(Message):
+        """Export the chat's conversation as `fmt`."""
+
+        def __init__(self, fmt: ExportFormat) -> None:
+            super().__init__()
+            self.fmt: ExportFormat = fmt
 
     def __init__(self, pane: ChatPane, welcome: Callable[[], WelcomeFacts] | None = None) -> None:
         """`welcome`: what the card in an empty chat says (None: no card)."""
@@ -111,13 +215,38 @@ class ChatScreen(Screen[None]):
         await self.pane.transcript.follow_end()
 
     def action_toggle_reasoning(self) -> None:
-        self.app.action_toggle_reasoning()  # type: ignore[attr-defined]
+        self.post_message(self.ToggleReasoningRequested())
 
     async def action_new_chat(self) -> None:
         if self.editing is not None:
             self._end_edit()  # the draft stays, as a new prompt
         await self.pane.new_chat()
         await self.show_welcome()
+
+    def new_chat_later(self) -> None:
+        """ "New chat" from the palette, in a worker (the palette has closed by then)."""
+        self.app.run_worker(self.action_new_chat(), group="switch", exit_on_error=False)
+
+    def later(self, action: str) -> Callable[[], object]:
+        """Run one of this screen's actions once the palette has closed."""
+        return lambda: self.app.call_later(self.run_action, action)
+
+    def last_answer(self) -> str:
+        for message in reversed(self.pane.conversation.messages):
+            if message.role == "assistant" and message.turn is not None:
+                return message.turn.text
+        turn = self.pane.turn
+        return "" if turn is None else turn.text
+
+    def copy(self, text: str) -> None:
+        copy_text(self.app, text)  # says where it went (OSC 52, tmux)
+
+    def copy_answer(self) -> None:
+        answer = self.last_answer()
+        if not answer:
+            self.app.notify("There is no answer to copy yet.", severity="warning")
+            return
+        self.copy(answer)
 
     async def action_retry(self) -> None:
         await self.pane.retry()
@@ -163,4 +292,4 @@ class ChatScreen(Screen[None]):
         self.refresh_bindings()
 
 
-__all__ = ["ChatScreen"]
+__all__ = ["HISTORY_KEY", "ChatCommands", "ChatScreen"]

@@ -13,27 +13,33 @@ each shared prompt once; each pane saves its own answers under its own pane inde
 carries on without having been asked (the chat a comparison started from, or the pane a new
 pane was added from) is stored for it just before the next prompt: a comparison left before
 asking anything leaves no pane in the history that never answered.
+
+What needs the app goes up as a message declared here (continue alone, export, the reasoning
+panes); what the screen needs comes down when it is made (the pane maker, the providers "Add
+pane…" offers). The palette's commands are this screen's own (`COMMANDS`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from functools import partial
-from typing import TYPE_CHECKING, ClassVar
+from typing import Any, ClassVar
 
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Header
 
 from app.compare.spec import MAX_PANES, MIN_PANES, pane_labels
 from app.settings.config import ProviderConfig
+from app.store import ExportFormat
 from app.store.session import ConversationRecord, PaneHistory
 from app.ui.clipboard import copy_text
-from app.ui.commands import Choice, show_choices
 from app.ui.model_choice import describe, model_names, show_models
+from app.ui.palette import Choice, ScreenCommands, show_choices
 from app.ui.render_clock import MAX_PERIOD
 from app.ui.widgets.chat_pane import ChatPane
 from app.ui.widgets.compare_pane import ComparePane, settled_history, show_conversation
@@ -41,10 +47,6 @@ from app.ui.widgets.compare_panes import ComparePanes, PaneMaker
 from app.ui.widgets.compare_ranking import CompareRanking
 from app.ui.widgets.compare_tabs import PaneTabs, Tab, tab_label
 from app.ui.widgets.prompt import PromptInput
-
-if TYPE_CHECKING:
-    from app.store import ExportFormat, StoredConversation
-    from app.ui.app import TriptychApp
 
 # Columns a pane needs beside others: its status line and a code line fit without wrapping
 # every few words. Narrower than this per pane and the comparison shows one pane under tabs.
@@ -60,7 +62,16 @@ def longest_period(panes: int) -> float:
     return MAX_PERIOD * max(1.0, panes / 2)
 
 
+class CompareCommands(ScreenCommands):
+    """The comparison's commands (the chat-only ones are left out)."""
+
+    def commands(self) -> Sequence[Choice]:
+        screen = self.screen
+        return screen.commands() if isinstance(screen, CompareScreen) else ()
+
+
 class CompareScreen(Screen[None]):
+    COMMANDS: ClassVar[set[Any]] = {CompareCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "stop_all", "stop all", priority=True),
         Binding("ctrl+s", "stop_selected", "stop pane"),
@@ -74,18 +85,44 @@ class CompareScreen(Screen[None]):
         Binding("pagedown", "scroll_pane(1)", "scroll down", show=False, priority=True),
     ]
 
+    class ContinueAlone(Message):
+        """Ctrl+G: carry `pane`'s conversation on in the normal chat, alone."""
+
+        def __init__(self, pane: ComparePane) -> None:
+            super().__init__()
+            self.pane = pane
+
+    class ExportRequested(Message):
+        """Export the comparison (`record`, None without history) as `fmt`."""
+
+        def __init__(self, record: ConversationRecord | None, fmt: ExportFormat) -> None:
+            super().__init__()
+            self.record = record
+            self.fmt: ExportFormat = fmt
+
+    class ToggleReasoningRequested(Message):
+        """Ctrl+R: open or close every reasoning pane; the app says, through
+        `keep_reasoning_open`, whether new turns start with theirs open."""
+
+        def __init__(self, comparison: CompareScreen) -> None:
+            super().__init__()
+            self.comparison = comparison
+
     def __init__(
         self,
         maker: PaneMaker,
         choices: list[tuple[ProviderConfig, str]],
+        providers: Mapping[str, ProviderConfig],
         *,
         record: ConversationRecord | None = None,
         store_panes: list[int] | None = None,
     ) -> None:
-        """`choices`: (provider, model) per pane, in order. `record`: the conversation in the
+        """`choices`: (provider, model) per pane, in order; `providers`: those "Add pane…"
+        offers (the configured ones). `record`: the conversation in the
         history (None: no history); `store_panes`: each pane's index in it (default 0, 1, …)."""
         super().__init__()
         self.maker = maker
+        self.providers = providers
         self.record = record
         labels = pane_labels([_with_model(p, m) for p, m in choices])
         indexes = store_panes if store_panes is not None else list(range(len(choices)))
@@ -102,7 +139,6 @@ class CompareScreen(Screen[None]):
         self.container = ComparePanes()
         self.ranking = CompareRanking(id="ranking")
         self.prompt = PromptInput(id="prompt")
-        self.on_continue_alone: Callable[[ComparePane], object] | None = None
         # Written to the record before the next prompt: (the pane it is for, or None for all).
         self._carries: list[tuple[ComparePane | None, Carry]] = []
 
@@ -333,8 +369,8 @@ class CompareScreen(Screen[None]):
 
     # -- the command palette ---------------------------------------------------------------
 
-    def palette_choices(self) -> list[Choice]:
-        """What the palette offers over this screen (the chat-only commands are left out)."""
+    def commands(self) -> list[Choice]:
+        """What the palette offers over this screen (CompareCommands lists them)."""
         pane = self.selected_pane
         where = f"pane {pane.number}: {pane.label}"
         choices = [
@@ -354,10 +390,9 @@ class CompareScreen(Screen[None]):
 
     def pick_pane_provider(self) -> None:
         """Add a pane: which provider, then which of its models."""
-        config = self.app.config  # type: ignore[attr-defined]
         offered = [
             Choice(name, partial(self._pick_new_pane_model, provider), describe(provider))
-            for name, provider in config.providers.items()
+            for name, provider in self.providers.items()
         ]
         show_choices(self.app, offered, "Add a pane asking…")
 
@@ -416,7 +451,7 @@ class CompareScreen(Screen[None]):
         self.run_worker(self.remove_pane(), exit_on_error=False)
 
     def _export(self, fmt: ExportFormat) -> None:
-        self.app.history_actions.export(fmt, self.record)  # type: ignore[attr-defined]
+        self.post_message(self.ExportRequested(self.record, fmt))
 
     def _copy_answer(self) -> None:
         turn = self.selected_pane.turn
@@ -434,14 +469,15 @@ class CompareScreen(Screen[None]):
         if pane.streaming:
             self.notify("That pane is still answering; stop it or wait.", severity="warning")
             return
-        if self.on_continue_alone is not None:
-            self.on_continue_alone(pane)
+        self.post_message(self.ContinueAlone(pane))
 
     def action_toggle_reasoning(self) -> None:
-        self.app.action_toggle_reasoning()  # type: ignore[attr-defined]
-        opened: bool = self.app.reasoning_open  # type: ignore[attr-defined]
+        self.post_message(self.ToggleReasoningRequested(self))
+
+    def keep_reasoning_open(self, opened: bool) -> None:
+        """New turns in every pane start with their reasoning open (or closed)."""
         for pane in self.panes:
-            pane.keep_reasoning_open = opened  # new turns follow
+            pane.keep_reasoning_open = opened
 
     async def action_new_comparison(self) -> None:
         """Every pane starts afresh, together in one new conversation of the history."""
@@ -468,19 +504,4 @@ def _with_model(provider: ProviderConfig, model: str) -> ProviderConfig:
     return provider if provider.model == model else replace(provider, model=model)
 
 
-def open_stored_comparison(app: TriptychApp, stored: StoredConversation) -> Awaitable[None]:
-    """The history's hook: reopen a stored comparison in a compare screen and carry it on."""
-    from app.ui.compare_actions import open_stored_comparison as opener
-
-    return opener(app, stored)
-
-
-__all__ = [
-    "SIDE_BY_SIDE_WIDTH",
-    "ComparePanes",
-    "CompareScreen",
-    "PaneMaker",
-    "open_stored_comparison",
-    "settled_history",
-    "show_conversation",
-]
+__all__ = ["SIDE_BY_SIDE_WIDTH", "CompareCommands", "CompareScreen", "longest_period"]

@@ -2,26 +2,30 @@
 open, rename and delete (after a confirmation).
 
 It dismisses with the id of the conversation to open (or None), and the app decides how to open
-it: a chat goes into the chat pane, a comparison back into a compare screen. Every store call goes
-through `History`, which turns a broken file into a message instead of an exception.
+it: a chat goes into the chat pane, a comparison back into a compare screen. A deletion goes up
+as `HistoryScreen.Deleted` (the app starts a new chat if the open one went). The palette over
+this screen offers the chat's commands: it lies over the chat and has none of its own. Every
+store call goes through `History`, which turns a broken file into a message instead of an
+exception.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.content import Content
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, OptionList, Static
 
 from app.display.sanitize import clean_line
 from app.store import ConversationSummary
 from app.store.session import History
+from app.ui.screens.chat import ChatCommands
 from app.ui.widgets.history_dialogs import ConfirmDelete, RenameDialog
 from app.ui.widgets.history_list import HistoryList
 
@@ -40,18 +44,23 @@ class HistoryScreen(Screen[int | None]):
     }
     """
 
+    COMMANDS: ClassVar[set[Any]] = {ChatCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "close", "back"),
         Binding("down", "focus_list", "results", show=False),  # the Input's own down hides it
         Binding("slash", "focus_search", "search"),
     ]
 
-    def __init__(
-        self, history: History, *, on_deleted: Callable[[int], None] | None = None
-    ) -> None:
+    class Deleted(Message):
+        """The conversation `conv_id` was deleted from the history."""
+
+        def __init__(self, conv_id: int) -> None:
+            super().__init__()
+            self.conv_id = conv_id
+
+    def __init__(self, history: History) -> None:
         super().__init__()
         self.history = history
-        self.on_deleted = on_deleted
         self.search = Input(placeholder="Search prompts, answers and titles…", id="history-search")
         self.info = Static("", id="history-info", markup=False)
         self.results = HistoryList(id="history-list")
@@ -160,8 +169,7 @@ class HistoryScreen(Screen[int | None]):
             if self.history.delete(summary.id):
                 title = clean_line(summary.title) or "(empty)"
                 self.notify(f"Deleted “{title}”.", timeout=3, markup=False)
-                if self.on_deleted is not None:
-                    self.on_deleted(summary.id)
+                self.post_message(self.Deleted(summary.id))
             self.refresh_list()
 
         self.app.push_screen(ConfirmDelete(summary.title, summary.message_count), confirmed)

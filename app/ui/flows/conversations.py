@@ -1,32 +1,22 @@
 """What the app does with its history: tell the user at start what happened to the file, open
 the history screen, reopen a conversation (`--continue` too), and export one.
 
-Kept out of app.py so the app stays a thin shell; every store call goes through `History`.
+A flow: the app holds one `Conversations` over itself (as a `ChatHost`) and calls it from its
+`on_…` handlers of the screens' messages, so the app stays a thin shell; every store call goes
+through `History`.
 """
 
 from __future__ import annotations
 
-import importlib
-import inspect
-from collections.abc import Callable
-from typing import TYPE_CHECKING
-
 from app.store import ConversationNotFound, ExportFormat, StoredConversation, StoreError
 from app.store.session import ConversationRecord, History, PaneHistory
-from app.ui.commands import Choice
-from app.ui.compare_actions import leave_comparison
+from app.ui.flows.comparing import leave_comparison, open_stored_comparison
+from app.ui.flows.host import ChatHost
 from app.ui.screens.history import HistoryScreen
 
-if TYPE_CHECKING:
-    from app.ui.app import TriptychApp
 
-HISTORY_KEY = "ctrl+o"
-COMPARE_MODULE = "app.ui.screens.compare"
-COMPARE_HOOK = "open_stored_comparison"
-
-
-class HistoryActions:
-    def __init__(self, app: TriptychApp, history: History) -> None:
+class Conversations:
+    def __init__(self, app: ChatHost, history: History) -> None:
         self.app = app
         self.history = history
         history.on_problem = self._problem
@@ -47,7 +37,7 @@ class HistoryActions:
     # -- the screen and reopening ----------------------------------------------------------------
 
     def show(self) -> None:
-        screen = HistoryScreen(self.history, on_deleted=self._deleted)
+        screen = HistoryScreen(self.history)  # it posts HistoryScreen.Deleted
         self.app.push_screen(screen, self.open)
 
     def open(self, conv_id: int | None) -> None:
@@ -69,7 +59,7 @@ class HistoryActions:
             self.app.notify("That conversation is no longer in the history.", severity="warning")
             return
         if stored.kind == "compare":
-            await self._reopen_comparison(stored)
+            await open_stored_comparison(self.app, stored)
             return
         await leave_comparison(self.app)  # a chat reopens in the chat screen
         await self._switch_to_stored_provider(stored)
@@ -95,27 +85,7 @@ class HistoryActions:
         if provider != pane.provider or last.model != pane.model:
             await self.app.use_provider(provider, last.model or provider.model)
 
-    async def _reopen_comparison(self, stored: StoredConversation) -> None:
-        """Comparisons reopen through the compare screen's own hook, looked up at call time
-        (`open_stored_comparison(app, stored)` in app/ui/screens/compare.py)."""
-        try:
-            module = importlib.import_module(COMPARE_MODULE)
-        except ImportError:
-            module = None
-        opener: Callable[..., object] | None = getattr(module, COMPARE_HOOK, None)
-        if opener is None:
-            self.app.notify(
-                f"#{stored.id} is a comparison; reopening comparisons is not available in this "
-                f"build yet. `triptych export {stored.id}` prints it.",
-                severity="warning",
-                markup=False,
-            )
-            return
-        result = opener(self.app, stored)
-        if inspect.isawaitable(result):
-            await result
-
-    def _deleted(self, conv_id: int) -> None:
+    def deleted(self, conv_id: int) -> None:
         """The open conversation was deleted: what is on screen no longer exists anywhere."""
         if self.app.pane.history.record.conv_id == conv_id:
             self.app.action_new_chat()
@@ -140,27 +110,5 @@ class HistoryActions:
             return
         self.app.notify(f"Exported to {path}", title="Export", timeout=10, markup=False)
 
-    def palette_choices(self) -> list[Choice]:
-        where = "exports/ in the data dir"
-        choices = [
-            Choice("History…", self.show, f"{HISTORY_KEY}: search, reopen, rename, delete"),
-            Choice("Export conversation as Markdown", lambda: self.export("md"), where),
-            Choice("Export conversation as JSON", lambda: self.export("json"), where),
-        ]
-        pane = self.app.pane
-        if pane.can_retry:
-            help_text = "ctrl+t: the same prompt as a new request"
-            choices.append(Choice("Retry the last prompt", lambda: self._chat("retry"), help_text))
-        if not pane.streaming and pane.last_prompt() is not None:
-            help_text = "ctrl+l: sending it replaces the last exchange"
-            choices.append(
-                Choice("Edit the last prompt", lambda: self._chat("edit_last_prompt"), help_text)
-            )
-        return choices
 
-    def _chat(self, action: str) -> None:
-        """Run an action of the chat screen holding the pane (the palette has closed by now)."""
-        self.app.call_later(self.app.pane.screen.run_action, action)
-
-
-__all__ = ["HISTORY_KEY", "HistoryActions"]
+__all__ = ["Conversations"]

@@ -1,7 +1,8 @@
 """What the app does with comparisons: start one (`--compare`, or from a chat with "Compare
 with…"), reopen a stored one, continue one pane alone in a normal chat, and leave or close them.
 
-Kept out of app.py (like history_actions.py) so the app stays a thin shell. A comparison lives in
+A flow: the app calls it (from its `on_…` handlers of the screens' messages) with itself as a
+`ChatHost`, so the app stays a thin shell. A comparison lives in
 the history as one conversation of kind "compare"; continuing a pane alone copies that pane's
 exchanges into a new chat conversation, so the history then holds both, each reopening as what
 it is.
@@ -10,25 +11,22 @@ it is.
 from __future__ import annotations
 
 from functools import partial
-from typing import TYPE_CHECKING
 
 from app.compare.spec import MAX_PANES, compare_provider
 from app.settings.config import ProviderConfig
 from app.store import StoredConversation
 from app.store.session import ConversationRecord, PaneHistory
-from app.ui.commands import Choice, show_choices
+from app.ui.flows.host import ChatHost
 from app.ui.model_choice import describe
+from app.ui.palette import Choice, show_choices
 from app.ui.screens.compare import CompareScreen
 from app.ui.widgets.compare_pane import ComparePane, settled_history, show_conversation
 from app.ui.widgets.compare_panes import PaneMaker
 from app.wire.conversation import Conversation
 
-if TYPE_CHECKING:
-    from app.ui.app import TriptychApp
-
 
 def compare_screen(
-    app: TriptychApp,
+    app: ChatHost,
     choices: list[tuple[ProviderConfig, str]],
     *,
     record: ConversationRecord | None = None,
@@ -38,20 +36,17 @@ def compare_screen(
     maker = PaneMaker(app.connect, app.render_clock, app.config.system, app.reasoning_open)
     if record is None:
         record = app.history.record(kind="compare", system=app.config.system)
-    screen = CompareScreen(maker, choices, record=record, store_panes=store_panes)
-    screen.on_continue_alone = lambda pane: app.run_worker(
-        continue_alone(app, pane), group="switch", exit_on_error=False
-    )
-    return screen
+    providers = app.config.providers  # "Add pane…" offers these
+    return CompareScreen(maker, choices, providers, record=record, store_panes=store_panes)
 
 
-def startup_screen(app: TriptychApp, names: list[str]) -> CompareScreen:
+def startup_screen(app: ChatHost, names: list[str]) -> CompareScreen:
     """`triptych --compare A,B`: names (NAME or NAME:MODEL) the CLI has already checked."""
     providers = [compare_provider(name, app.config) for name in names]
     return compare_screen(app, [(p, p.model) for p in providers])
 
 
-async def install(app: TriptychApp, screen: CompareScreen) -> None:
+async def install(app: ChatHost, screen: CompareScreen) -> None:
     """Show `screen`: over the chat (so leaving it goes back there), or instead of the
     comparison on screen (whose streams are closed first)."""
     current = app.screen
@@ -62,7 +57,7 @@ async def install(app: TriptychApp, screen: CompareScreen) -> None:
         await app.push_screen(screen)
 
 
-async def leave_comparison(app: TriptychApp) -> None:
+async def leave_comparison(app: ChatHost) -> None:
     """Back to the chat screen if a comparison is showing (its streams are closed first)."""
     current = app.screen
     if not isinstance(current, CompareScreen):
@@ -71,7 +66,7 @@ async def leave_comparison(app: TriptychApp) -> None:
     await app.pop_screen()  # comparisons are always pushed over the chat screen
 
 
-async def close_comparisons(app: TriptychApp) -> None:
+async def close_comparisons(app: ChatHost) -> None:
     """At quit: stop every comparison's streams (closing their connections)."""
     for screen in app.screen_stack:
         if isinstance(screen, CompareScreen):
@@ -81,7 +76,7 @@ async def close_comparisons(app: TriptychApp) -> None:
 # -- reopening -----------------------------------------------------------------------------
 
 
-async def open_stored_comparison(app: TriptychApp, stored: StoredConversation) -> None:
+async def open_stored_comparison(app: ChatHost, stored: StoredConversation) -> None:
     """Reopen a stored comparison: each pane shows its own answers and carries on from them.
 
     The panes are those that answered the last prompt: a pane removed before it stays
@@ -133,7 +128,7 @@ def answered_last_prompt(stored: StoredConversation, panes: list[int]) -> bool:
 # -- from a chat, and back -------------------------------------------------------------------
 
 
-async def compare_from_chat(app: TriptychApp, provider: ProviderConfig) -> None:
+async def compare_from_chat(app: ChatHost, provider: ProviderConfig) -> None:
     """ "Compare with…": the chat's provider and `provider` side by side, both carrying on the
     chat so far (copied into the new comparison's history for both panes with its first
     prompt: left before that, the comparison is not stored, and the chat is the last one)."""
@@ -151,7 +146,7 @@ async def compare_from_chat(app: TriptychApp, provider: ProviderConfig) -> None:
         await show_conversation(pane, _copy(conversation))
 
 
-async def continue_alone(app: TriptychApp, pane: ComparePane) -> None:
+async def continue_alone(app: ChatHost, pane: ComparePane) -> None:
     """The chosen pane's conversation carries on in the normal chat, as a new chat in the
     history holding that pane's exchanges."""
     conversation = settled_history(pane.conversation)
@@ -185,7 +180,7 @@ def copy_exchanges(
             saved.finish(message.turn)
 
 
-def pick_comparison(app: TriptychApp) -> None:
+def pick_comparison(app: ChatHost) -> None:
     """The chat palette's "Compare with…": choose the provider to put beside the chat's."""
 
     def start(provider: ProviderConfig) -> None:

@@ -1,0 +1,43 @@
+"""What the flows need of the app: `ChatHost`, the base class `TriptychApp` fills in.
+
+Flows are typed against this, never against the concrete app (which imports them), so the
+imports of app/ui point down only: app → flows → screens → widgets. It is an `App` (the flows
+push screens, run workers and notify through Textual's own methods) that declares the few
+members of Triptych's app they use besides: the settings, the history, the chat pane and its
+screen, how clients and compare panes are made, and switching the chat's provider.
+"""
+
+from __future__ import annotations
+
+from textual.app import App
+
+from app.settings.config import Config, ProviderConfig
+from app.store.session import History
+from app.ui.render_clock import RenderClock
+from app.ui.screens.chat import ChatScreen
+from app.ui.widgets.chat_pane import ChatPane, Connect
+
+
+class ChatHost(App[int]):
+    config: Config
+    history: History
+    pane: ChatPane  # the chat's pane, which lives as long as the app
+    chat_screen: ChatScreen
+    connect: Connect  # makes a client for a provider (the demo's server started if needed)
+    render_clock: RenderClock
+    reasoning_open: bool  # new turns' reasoning panes start open
+
+    async def use_provider(self, provider: ProviderConfig, model: str) -> None:
+        """The chat carries on with `provider` and `model` (the header and state.toml too)."""
+        raise NotImplementedError
+
+    def switch_to(self, provider: ProviderConfig, model: str) -> None:
+        """`use_provider` in a worker: for a palette choice."""
+        raise NotImplementedError
+
+    def action_new_chat(self) -> None:
+        """A new conversation in the chat (the current one stays in the history)."""
+        raise NotImplementedError
+
+
+__all__ = ["ChatHost"]
