@@ -7,7 +7,9 @@ values of the base URL; the values of `[params]` entries whose name looks like a
 
 Streams are redacted across read boundaries by `Redactor`: it holds back only a tail that could
 be the start of a secret, so a key split over two network reads or two deltas never gets out.
-This module imports nothing of the app at run time: the config loader uses `looks_like_key`.
+This module imports nothing of the app (the config loader imports it, for `looks_like_key`): a
+provider is read through `ProviderSecrets` (the fields of `ProviderConfig` that may hold a
+secret), an MCP server through `McpServerSecrets`.
 """
 
 from __future__ import annotations
@@ -16,11 +18,8 @@ import base64
 import binascii
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, AnyStr, Generic
+from typing import Any, AnyStr, Generic, Protocol
 from urllib.parse import parse_qsl, unquote, urlsplit, urlunsplit
-
-if TYPE_CHECKING:
-    from app.settings.config import McpServerConfig, ProviderConfig
 
 REDACTED = "[redacted]"
 MIN_DERIVED = 4  # a value found by its name (a user name, a param) shorter than this is not
@@ -38,7 +37,20 @@ def secret_name(name: str) -> bool:
     return bool(_SECRET_NAME.search(name))
 
 
-def provider_secrets(provider: ProviderConfig, api_key: str | None) -> tuple[str, ...]:
+class ProviderSecrets(Protocol):
+    """What of a provider's settings may hold a secret (app.settings.config.ProviderConfig)."""
+
+    @property
+    def api_key(self) -> str | None: ...
+    @property
+    def headers(self) -> Mapping[str, str]: ...
+    @property
+    def base_url(self) -> str: ...
+    @property
+    def params(self) -> Mapping[str, Any]: ...
+
+
+def provider_secrets(provider: ProviderSecrets, api_key: str | None) -> tuple[str, ...]:
     """Every secret string the app knows for this provider, longest first (so a secret that
     contains another is replaced whole)."""
     found: list[str] = []
@@ -55,7 +67,18 @@ def provider_secrets(provider: ProviderConfig, api_key: str | None) -> tuple[str
     return unique(found)
 
 
-def mcp_secrets(server: McpServerConfig) -> tuple[str, ...]:
+class McpServerSecrets(Protocol):
+    """What of an MCP server's settings may hold a secret (app.settings.config.McpServerConfig)."""
+
+    @property
+    def headers(self) -> Mapping[str, str]: ...
+    @property
+    def env(self) -> Mapping[str, str]: ...
+    @property
+    def url(self) -> str | None: ...
+
+
+def mcp_secrets(server: McpServerSecrets) -> tuple[str, ...]:
     """An MCP server's secrets: auth-like header values, env values whose name looks like a
     secret, and what its URL carries (user:password@, ?key=)."""
     found: list[str] = []
