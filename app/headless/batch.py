@@ -45,7 +45,7 @@ from app.compare.stats import PaneTimes, pane_stats, turn_cost
 from app.headless.ask import EXIT_COMPLETE, EXIT_FAILED, EXIT_STOPPED, answer_json, serve_demo
 from app.headless.batch_file import BatchPrompt
 from app.headless.batch_progress import REDRAW_EVERY, Progress, Tally, summary_table
-from app.headless.batch_results import Kept, ResultsWriter
+from app.headless.batch_results import Kept, ResultsFileError, ResultsWriter
 from app.providers.client import ProviderClient, Timing
 from app.settings.config import ProviderConfig
 from app.settings.redaction import provider_secrets, scrub, unique
@@ -55,6 +55,7 @@ from app.wire.conversation import Conversation
 from app.wire.turn import Turn, TurnStatus
 
 DEFAULT_CONCURRENCY = 4
+EXIT_USAGE = 2  # an --out that cannot be written, found before any request
 MAX_RETRIES = 3
 RETRY_STATUSES = frozenset({429, 503})
 MAX_RETRY_WAIT = 300.0  # seconds: a Retry-After longer than this fails the answer instead
@@ -388,7 +389,11 @@ def run_batch(
         providers = serve_demo(job.providers, job.demo_pace, stack, stderr)
         results = None
         if job.out is not None:
-            results = ResultsWriter(job.out, job.out_format, job.kept)
+            try:
+                results = ResultsWriter(job.out, job.out_format, job.kept)
+            except ResultsFileError as exc:
+                stderr.write(f"triptych: {exc}\n")
+                return EXIT_USAGE
             stack.callback(results.close)
         if job.kept.keys:
             count = len(job.kept.keys)
@@ -410,6 +415,10 @@ def run_batch(
     stdout.flush()
     if run.history_problem is not None:
         stderr.write(f"triptych: warning: {run.history_problem} Later answers were not saved.\n")
+    if results is not None and results.problem is not None:
+        stderr.write(f"triptych: {results.problem}; later answers are not in it\n")
+        if not run.interrupted:
+            return EXIT_FAILED
     if run.interrupted:
         left = sum(t.total - t.done for t in tallies)
         stderr.write(f"batch: stopped on Ctrl+C; {left} answers not finished\n")

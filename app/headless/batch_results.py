@@ -14,6 +14,7 @@ repeat the run does not have), is refused before anything is written, naming its
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
@@ -103,11 +104,11 @@ class Kept:
 def read_results(path: Path, fmt: str, shape: RunShape) -> Kept:
     """The complete answers of an existing --out file; nothing when there is no file."""
     try:
+        if path.exists() and not path.is_file():  # a directory, a FIFO, /dev/zero: never read
+            raise ResultsFileError(f"--out {path}: not a regular file")
         raw = path.read_bytes()
     except FileNotFoundError:
         return Kept(frozenset(), ())
-    except IsADirectoryError:
-        raise ResultsFileError(f"--out {path}: is a directory") from None
     except OSError as exc:
         raise ResultsFileError(f"--out {path}: cannot read it: {exc.strerror or exc}") from None
     if not raw.strip():
@@ -246,19 +247,32 @@ class ResultsWriter:
     """Appends records to the --out file, each line whole and flushed."""
 
     def __init__(self, path: Path, fmt: str, kept: Kept) -> None:
+        """Rewrite the file with what is kept; a file that cannot be written is a
+        ResultsFileError (said before any request, exit status 2), and the old file stays."""
         self.path = path
         self.fmt = fmt
+        self.problem: str | None = None  # why writing stopped mid-run (a full disk)
         head = {"jsonl": "", "csv": csv_line(COLUMNS), "md": MD_HEADER}[fmt]
         temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        with temporary.open("w", encoding="utf-8", newline="") as fresh:
-            fresh.write(head + "".join(kept.lines))
-            fresh.flush()
-            os.fsync(fresh.fileno())
-        os.replace(temporary, path)
-        self._file: TextIO = path.open("a", encoding="utf-8", newline="")
+        try:
+            with temporary.open("w", encoding="utf-8", newline="") as fresh:
+                fresh.write(head + "".join(kept.lines))
+                fresh.flush()
+                os.fsync(fresh.fileno())
+            os.replace(temporary, path)
+            self._file: TextIO = path.open("a", encoding="utf-8", newline="")
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                temporary.unlink()
+            raise ResultsFileError(
+                f"--out {path}: cannot write it: {exc.strerror or exc}"
+            ) from None
 
     def write(self, document: Mapping[str, Any]) -> None:
-        """One record: `document` is the ask --json object with EXTRA added, secrets scrubbed."""
+        """One record: `document` is the ask --json object with EXTRA added, secrets scrubbed.
+        After a failed write (a full disk) nothing more is written; `problem` says why."""
+        if self.problem is not None:
+            return
         if self.fmt == "jsonl":
             line = json.dumps(document) + "\n"
         elif self.fmt == "csv":
@@ -266,11 +280,15 @@ class ResultsWriter:
         else:
             row = table_row(document)
             line = md_line(row.values())
-        self._file.write(line)
-        self._file.flush()
+        try:
+            self._file.write(line)
+            self._file.flush()
+        except OSError as exc:
+            self.problem = f"--out {self.path}: writing failed: {exc.strerror or exc}"
 
     def close(self) -> None:
-        self._file.close()
+        with contextlib.suppress(OSError):  # a full disk: the flush at close fails again
+            self._file.close()
 
 
 __all__ = [

@@ -484,3 +484,24 @@ def test_a_line_cut_short_by_a_kill_is_asked_again(
 
     assert len(good.requests) == 3  # only the answer whose line was cut
     assert [r["prompt"] for r in lines_of(tmp_path / "r.jsonl")] == ["one", "two"]
+
+
+@pytest.mark.parametrize(
+    ("out", "why"),
+    [
+        ("missing/r.jsonl", "--out missing/r.jsonl: cannot write it"),
+        ("zero.jsonl", "--out zero.jsonl: not a regular file"),
+        (".", "--out .: the name must end in .jsonl, .csv or .md"),
+    ],
+)
+def test_an_out_that_cannot_be_written_or_read_is_a_usage_error(
+    tmp_path: Path, good: FakeProvider, capsys: pytest.CaptureFixture[str], out: str, why: str
+) -> None:
+    (tmp_path / "p.txt").write_text("hi\n")
+    (tmp_path / "zero.jsonl").symlink_to("/dev/zero")
+    code, _out, err = batch(capsys, config(tmp_path, ("good", good)), "p.txt", "--compare",
+                            "good", "--out", out)  # fmt: skip
+    assert code == 2
+    assert why in err
+    assert "Traceback" not in err
+    assert good.requests == []
