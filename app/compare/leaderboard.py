@@ -28,7 +28,8 @@ import statistics
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from app.store.votes import Vote
+from app.compare.stats import PaneStats
+from app.store.votes import Vote, VotePane
 
 SCALE = 400 / math.log(10)
 ANCHOR = 1000.0
@@ -37,6 +38,23 @@ BOOTSTRAP_ROUNDS = 1000
 BOOTSTRAP_SEED = 14
 _MAX_ITERATIONS = 100  # Newton steps; a handful suffice
 _TOLERANCE = 1e-10  # largest change of any ln π in one step
+
+
+def vote_pane(
+    provider: str, model: str, stats: PaneStats | None, message_id: int | None = None
+) -> VotePane:
+    """A pane of a comparison as a vote keeps it: who answered, the stored answer, and the
+    figures the voter saw (first token in ms, tok/s, cost), for the leaderboard's medians."""
+    if stats is None:
+        return VotePane(provider, model, message_id)
+    return VotePane(
+        provider,
+        model,
+        message_id,
+        ttft_ms=None if stats.ttft is None else round(stats.ttft * 1000),
+        tok_s=None if stats.rate is None else stats.rate.tokens_per_second,
+        cost=stats.cost,
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -366,4 +384,5 @@ __all__ = [
     "fit_ratings",
     "pairwise_outcomes",
     "standings",
+    "vote_pane",
 ]

@@ -10,8 +10,18 @@ from pathlib import Path
 import pytest
 
 from app import cli
-from app.compare.leaderboard import Pairwise, fit_ratings, pairwise_outcomes, standings
+from app.compare.leaderboard import (
+    Pairwise,
+    fit_ratings,
+    pairwise_outcomes,
+    standings,
+    vote_pane,
+)
+from app.compare.stats import PaneStats
+from app.display.speed import Rate
 from app.store import Store, Vote, VotePane, history_path
+from app.wire.events import Usage
+from app.wire.turn import TurnStatus
 
 FOUR = tuple(
     VotePane(p, "m", ttft_ms=t) for p, t in (("a", 100), ("b", 200), ("c", 300), ("d", 400))
@@ -55,6 +65,15 @@ def test_a_skipped_vote_and_a_pane_against_its_twin_count_for_nothing() -> None:
     twins = (VotePane("a", "m"), VotePane("a", "m"), VotePane("b", "m"))
     assert pairwise_outcomes(Vote("q", twins, "winner", winner=0)) == [Pairwise("a:m", "b:m", 1)]
     assert len(pairwise_outcomes(Vote("q", twins, "tie"))) == 2
+
+
+def test_a_pane_is_kept_with_the_figures_its_voter_saw() -> None:
+    stats = PaneStats("kimi", TurnStatus.COMPLETE, 0.4216, 2.0, Rate(61.5, estimated=False),
+                      Usage(12, 180), "stop", 0.0012)  # fmt: skip
+    assert vote_pane("kimi", "k2", stats, message_id=7) == VotePane(
+        "kimi", "k2", 7, ttft_ms=422, tok_s=61.5, cost=0.0012
+    )
+    assert vote_pane("kimi", "k2", None) == VotePane("kimi", "k2")
 
 
 # -- the fit ------------------------------------------------------------------------------------
