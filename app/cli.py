@@ -7,7 +7,7 @@
                  [--json] [--record FILE]
     triptych ask [PROMPT] --compare A,B[,C[,D]] [--system TEXT | --system-preset NAME]
                  [--reasoning] [--json] [--record FILE]
-    triptych providers | config [--example] | history | export ID [--format md|json]
+    triptych providers | config [--example] | history | export ID [--format md|json] [--raw]
     triptych replay FILE
     triptych leaderboard [--json] [--since DATE] [--tag TAG]
     triptych batch FILE --compare A,B[,...] [--concurrency N] [--repeat K] [--system TEXT]
@@ -93,6 +93,9 @@ def build_parser() -> argparse.ArgumentParser:
     export = commands.add_parser("export", help="print one saved conversation")
     export.add_argument("id", type=int, metavar="ID")
     export.add_argument("--format", choices=("md", "json"), default="md")
+    export.add_argument(
+        "--raw", action="store_true", help="add each answer's kept raw stream (a recording)"
+    )
     replay = commands.add_parser("replay", help="decode a file written by `ask --record`")
     replay.add_argument("file", type=Path, metavar="FILE")
     _batch_parser(commands)
@@ -715,7 +718,7 @@ def _export(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
 
     def export(store: Store) -> int:
         try:
-            stdout.write(export_conversation(store, args.id, args.format))
+            stdout.write(export_conversation(store, args.id, args.format, raw=args.raw))
         except ConversationNotFound as exc:
             print(f"triptych: {exc}", file=stderr)
             return NOT_FOUND

@@ -188,7 +188,13 @@ def write_tool_calls(
     for call in calls.tool_calls if isinstance(calls, Turn) else calls:
         line = f"tool call {call.name} {call.id}: {call.arguments}"
         stderr.write(scrub(clean(line), secrets) + "\n")
-    for tool in calls.server_tools if isinstance(calls, Turn) else ():
+    if isinstance(calls, Turn):
+        write_server_tools(calls, stderr, secrets)
+
+
+def write_server_tools(turn: Turn, stderr: TextIO, secrets: Sequence[str]) -> None:
+    """One line per tool the provider ran itself (web search, MCP…): never a call to answer."""
+    for tool in turn.server_tools:
         where = f" on {tool.server}" if tool.server else ""
         stderr.write(scrub(clean(f"server tool {tool.name}{where} {tool.id}"), secrets) + "\n")
 
@@ -322,6 +328,7 @@ class _Printer:
         if self._reasoning_open:
             self.stderr.write("\n")
         write_tool_calls([c for c in turn.tool_calls if c.result is None], self.stderr, secrets)
+        write_server_tools(turn, self.stderr, secrets)
         line = summary_line(self.job.provider, turn, timing)
         if len(outcome.rounds) > 1:
             first, _, rest = line.partition("\n")

@@ -32,6 +32,7 @@ from typing import Any
 
 import httpx
 
+from app.providers.capture import KEEP_BYTES, ExchangeCapture
 from app.providers.documents import document_events
 from app.providers.errors import (
     MAX_ERROR_BODY,
@@ -45,7 +46,7 @@ from app.providers.errors import (
 from app.providers.inflate import body_pieces
 from app.providers.params import ParamError, RequestParams, sent_params
 from app.providers.record import RecordedExchange, Recorder
-from app.providers.requests import build_request, endpoint_url, request_headers
+from app.providers.requests import ProviderRequest, build_request, endpoint_url, request_headers
 from app.settings.config import ProviderConfig
 from app.settings.redaction import (
     REDACTED,
@@ -127,8 +128,10 @@ class ProviderClient:
         idle_timeout: float = 150.0,
         connect_timeout: float = 10.0,
         recorder: Recorder | None = None,
+        keep_stream: int = KEEP_BYTES,
     ) -> None:
         self.provider = provider
+        self.keep_stream = keep_stream  # bytes of each answer's body its captured exchange keeps
         self.idle_timeout = idle_timeout
         self.connect_timeout = connect_timeout
         self.recorder = recorder
@@ -220,6 +223,7 @@ class ProviderClient:
                     request.method, request.url, request.headers, request.body, self.secrets
                 )
             run.recorded = recorded
+            self._capture(run, request)
             run.usage_requested = self._asks_usage(request.body)
             await self._exchange(
                 self._http, run, request.method, request.url, request.headers, request.body
@@ -229,6 +233,7 @@ class ProviderClient:
         except asyncio.CancelledError:
             run.flush()
             run.record_end("stopped")
+            run.end_capture("stopped")
             turn.end(stopped=True)
             raise
         except Exception as exc:  # a bug must not take the app down: show it on the turn
@@ -236,10 +241,28 @@ class ProviderClient:
             run.record_end("error", str(exc))
         finally:
             timing.ended = time.monotonic()
+            run.end_capture("eof")
             run.flush()
             self._scrub(turn)
             turn.end()
         return turn
+
+    def _capture(self, run: _Run, request: ProviderRequest) -> None:
+        """Capture this request's exchange on the turn (`turn.exchange`) as it streams; a retry's
+        capture keeps the one it replaces as `retried`."""
+        capture = ExchangeCapture(
+            request.method,
+            request.url,
+            request.headers,
+            request.body,
+            self.secrets,
+            keep_bytes=self.keep_stream,
+        )
+        if run.capture is not None:
+            capture.exchange.retried = run.capture.exchange
+        run.capture = capture
+        run.engine.tap = capture.tap
+        run.turn.exchange = capture.exchange
 
     def _asks_usage(self, body: dict[str, Any]) -> bool:
         """Whether this request carries the `stream_options` Triptych added (not the user's)."""
@@ -265,7 +288,8 @@ class ProviderClient:
             run.recorded = self.recorder.exchange(
                 request.method, request.url, request.headers, request.body, self.secrets
             )
-            run.reopen()
+        run.reopen()
+        self._capture(run, request)
         await self._exchange(http, run, request.method, request.url, request.headers, request.body)
 
     async def list_models(self) -> list[str]:
@@ -490,6 +514,7 @@ class _Run:
         self.engine = engine
         self.recorded: RecordedExchange | None = None
         self.on_response: Callable[[int, Mapping[str, str]], None] | None = None
+        self.capture: ExchangeCapture | None = None
         self._ended = False
         self.usage_requested = False  # the request carries Triptych's own stream_options
         self.usage_rejected = False  # ...and a 400 named it: ask again without
@@ -501,15 +526,27 @@ class _Run:
     def record_response(self, response: httpx.Response) -> None:
         if self.recorded is not None:
             self.recorded.response(response.status_code, response.headers)
+        if self.capture is not None:
+            self.capture.response(response.status_code, response.headers)
 
     def record_data(self, piece: bytes) -> None:
         if self.recorded is not None:
             self.recorded.data(piece)
+        if self.capture is not None:
+            self.capture.data(piece)
 
     def record_end(self, outcome: str, detail: str = "") -> None:
-        if self.recorded is not None and not self._ended:
-            self._ended = True
+        if self._ended:
+            return
+        self._ended = True
+        if self.recorded is not None:
             self.recorded.end(outcome, detail)
+        self.end_capture(outcome, detail)
+
+    def end_capture(self, outcome: str, detail: str = "") -> None:
+        """The captured exchange's ending (the first one said wins)."""
+        if self.capture is not None:
+            self.capture.end(outcome, detail)
 
     def apply(self, events: list[Event]) -> None:
         if not events:

@@ -12,6 +12,8 @@ A recording is a JSON Lines file; each exchange (one request) is a run of lines:
 `t` is seconds since the request was sent (monotonic clock). `outcome` is one of `done` (the
 client stopped reading at the terminal event), `eof` (the server ended the body), `stopped`
 (cancelled by the user), `error` (transport failure or timeout; `detail` says which).
+An end line may add `"cut_bytes": N`: a stored answer's stream (or one saved from the inspector)
+kept only its first bytes, up to the limit, and N more arrived.
 A response line is missing when no answer arrived. Several exchanges may share a file; every
 line carries `"n"`, the exchange's number in the file, so concurrent streams can interleave.
 
@@ -36,6 +38,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from app.settings.redaction import Redactor, redact_url, scrub_json, secret_name
+from app.wire.exchange import CapturedExchange
 
 FORMAT = "triptych-recording/1"
 FRAGMENT = 8  # this many characters of a secret in a row are redacted in response bytes
@@ -62,7 +65,7 @@ def redact_headers(
     return out
 
 
-def _byte_forms(secrets: Iterable[str]) -> list[bytes]:
+def byte_forms(secrets: Iterable[str]) -> list[bytes]:
     """Each secret as it may appear in response bytes: raw, and escaped as JSON writes it
     (`\\/`, `\\uXXXX`), since the bytes are recorded before any JSON is decoded."""
     forms: set[bytes] = set()
@@ -151,7 +154,7 @@ class RecordedExchange:
         self.secrets = secrets
         self._start = time.monotonic()
         # Fragments too: a key echoed split over two events leaves no whole copy in the bytes.
-        self._bytes = Redactor(_byte_forms(secrets), REDACTED.encode(), fragments=FRAGMENT)
+        self._bytes = Redactor(byte_forms(secrets), REDACTED.encode(), fragments=FRAGMENT)
 
     def response(self, status: int, headers: Mapping[str, str]) -> None:
         self.write(
@@ -192,6 +195,59 @@ class RecordedExchange:
         return round(time.monotonic() - self._start, 4)
 
 
+def exchange_lines(exchange: CapturedExchange, number: int = 1) -> list[str]:
+    """The recording's lines for one captured exchange (redacted when captured), so what the
+    inspector saw can be saved, replayed and attached to a bug report."""
+    request = exchange.request
+    lines: list[dict[str, Any]] = [
+        {
+            "type": "request",
+            "format": FORMAT,
+            "time": request.time,
+            "method": request.method,
+            "url": request.url,
+            "headers": request.headers,
+            "body": request.body,
+        }
+    ]
+    if exchange.status is not None:
+        t = (exchange.response_ms or 0.0) / 1000
+        lines.append({"type": "response", "t": t, "status": exchange.status,
+                      "headers": exchange.headers})  # fmt: skip
+    for read in exchange.reads:
+        line: dict[str, Any] = {"type": "data", "t": read.at_ms / 1000}
+        try:
+            line["text"] = read.data.decode("utf-8")
+        except UnicodeDecodeError:
+            line["base64"] = base64.b64encode(read.data).decode("ascii")
+        lines.append(line)
+    end = {"type": "end", "t": (exchange.ended_ms or 0.0) / 1000,
+           "outcome": exchange.outcome or "eof", "detail": exchange.detail}  # fmt: skip
+    if exchange.cut:
+        end["cut_bytes"] = exchange.total_bytes - exchange.kept_bytes  # past the kept limit
+    lines.append(end)
+    return [json.dumps({**line, "n": number}, ensure_ascii=False) for line in lines]
+
+
+def recording_text(exchange: CapturedExchange) -> str:
+    """A whole recording file's text for a captured answer: an exchange it replaced (a retry
+    without `stream_options`) first, each numbered."""
+    chain: list[CapturedExchange] = []
+    current: CapturedExchange | None = exchange
+    while current is not None:
+        chain.insert(0, current)
+        current = current.retried
+    return "".join(
+        line + "\n" for number, item in enumerate(chain, 1) for line in exchange_lines(item, number)
+    )
+
+
+def write_recording(path: Path, exchange: CapturedExchange) -> None:
+    """Write `recording_text` to a new file (the inspector's "save"); OSError is the caller's."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(recording_text(exchange), encoding="utf-8")
+
+
 @dataclass(slots=True)
 class Exchange:
     """One recorded request and what came back, read back from a file."""
@@ -202,6 +258,9 @@ class Exchange:
     pieces: list[tuple[float, bytes]] = field(default_factory=list)
     outcome: str = ""
     detail: str = ""
+    response_t: float | None = None  # seconds after the request: the status arrived
+    end_t: float | None = None
+    cut_bytes: int = 0  # body bytes not kept (past a stored answer's limit)
 
     @property
     def body(self) -> bytes:
@@ -215,16 +274,22 @@ class RecordingError(ValueError):
 def read_recording(path: Path) -> list[Exchange]:
     """Every exchange in the file, each line checked: a damaged, foreign or newer file is one
     RecordingError naming the line, never a traceback halfway through a replay."""
+    with path.open(encoding="utf-8") as file:
+        return read_lines(file, str(path))
+
+
+def read_lines(lines: Iterable[str], name: str) -> list[Exchange]:
+    """`read_recording` of lines from anywhere (a stored answer's stream); `name` is where
+    they came from, for the message."""
     exchanges: list[Exchange] = []
     by_number: dict[int | str | None, Exchange] = {}
-    with path.open(encoding="utf-8") as file:
-        for number, raw in enumerate(file, 1):
-            if not raw.strip():
-                continue
-            try:
-                _read_line(raw, exchanges, by_number)
-            except _BadLine as exc:
-                raise RecordingError(f"{path}:{number}: {exc}") from None
+    for number, raw in enumerate(lines, 1):
+        if not raw.strip():
+            continue
+        try:
+            _read_line(raw, exchanges, by_number)
+        except _BadLine as exc:
+            raise RecordingError(f"{name}:{number}: {exc}") from None
     return exchanges
 
 
@@ -259,6 +324,7 @@ def _read_line(
             raise _BadLine("status must be an HTTP status (a number from 100 to 999)")
         current.status = status
         current.headers = _headers(line.get("headers"))
+        current.response_t = _seconds(line.get("t", 0.0))
     elif kind == "data":
         current.pieces.append((_seconds(line.get("t", 0.0)), _data(line)))
     elif kind == "end":
@@ -266,6 +332,11 @@ def _read_line(
         if not isinstance(outcome, str) or not isinstance(detail, str):
             raise _BadLine("outcome must be a string, and so must detail")
         current.outcome, current.detail = outcome, detail
+        current.end_t = _seconds(line.get("t", 0.0))
+        cut = line.get("cut_bytes", 0)
+        if not isinstance(cut, int) or isinstance(cut, bool) or cut < 0:
+            raise _BadLine("cut_bytes must be a number of bytes")
+        current.cut_bytes = cut
 
 
 def _check_format(written: object) -> None:
@@ -315,6 +386,11 @@ __all__ = [
     "RecordedExchange",
     "Recorder",
     "RecordingError",
+    "byte_forms",
+    "exchange_lines",
+    "read_lines",
     "read_recording",
+    "recording_text",
     "redact_headers",
+    "write_recording",
 ]

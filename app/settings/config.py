@@ -30,6 +30,7 @@ DEMO = "demo"
 EXIT_CONFIG_ERROR = 2
 DEFAULT_MAX_TOKENS = 4096
 DEFAULT_IDLE_TIMEOUT = 150.0
+DEFAULT_KEEP_STREAM_MIB = 8.0  # of each answer's raw stream kept in the history
 DEFAULT_CONNECT_TIMEOUT = 10.0
 DEFAULT_TOOL_ROUNDS = 10  # model requests per prompt while tools are being answered
 DEFAULT_TOOL_TIMEOUT = 60.0  # seconds an MCP server may take to start or answer one call
@@ -136,12 +137,19 @@ class Config:
     system: str | None = None  # default system prompt
     idle_timeout: float = DEFAULT_IDLE_TIMEOUT  # seconds without a byte before a stream is dead
     connect_timeout: float = DEFAULT_CONNECT_TIMEOUT
+    # MiB of each answer's raw stream kept (the inspector's frames, stored with the answer);
+    # past it the rest is counted, not kept, and the answer says it was cut. 0: keep none.
+    keep_stream_mib: float = DEFAULT_KEEP_STREAM_MIB
     ui: UiSettings = field(default_factory=UiSettings)
     prompts: dict[str, SystemPreset] = field(default_factory=dict)  # [prompts.NAME], file order
     tools: dict[str, ToolConfig] = field(default_factory=dict)
     mcp: dict[str, McpServerConfig] = field(default_factory=dict)
     tool_rounds: int = DEFAULT_TOOL_ROUNDS  # the most model requests one prompt may take
     tool_timeout: float = DEFAULT_TOOL_TIMEOUT
+
+    @property
+    def keep_stream_bytes(self) -> int:
+        return int(self.keep_stream_mib * 1024 * 1024)
 
     def preset(self, name: str) -> SystemPreset:
         """The named system prompt; an unknown name is a ConfigError listing the known ones."""
@@ -456,6 +464,7 @@ class _Validator:
         )
         idle = self.number(document, ("idle_timeout",), positive=True)
         connect = self.number(document, ("connect_timeout",), positive=True)
+        keep = self.number(document, ("keep_stream_mib",), positive=False)
         system = document.get("system")
         if system is not None and not isinstance(system, str):
             self.error(("system",), f"must be a string, not {_kind(system)}")
@@ -483,6 +492,7 @@ class _Validator:
             system=system,
             idle_timeout=DEFAULT_IDLE_TIMEOUT if idle is None else idle,
             connect_timeout=DEFAULT_CONNECT_TIMEOUT if connect is None else connect,
+            keep_stream_mib=DEFAULT_KEEP_STREAM_MIB if keep is None else keep,
             ui=ui,
             prompts=prompts,
             tools=tools,

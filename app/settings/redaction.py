@@ -229,6 +229,10 @@ class Redactor(Generic[AnyStr]):
 
     def __init__(self, secrets: Sequence[AnyStr], redacted: AnyStr, *, fragments: int = 0) -> None:
         patterns: set[AnyStr] = set()
+        # Every copy of a pattern holds one of these (a prefilter: most pieces hold none). A
+        # run of 7+ characters of a secret holds one of its 4-grams that start at a multiple
+        # of 4; a whole secret holds its first 4 characters.
+        anchors: set[AnyStr] = set()
         for secret in secrets:
             if not secret:
                 continue
@@ -236,19 +240,44 @@ class Redactor(Generic[AnyStr]):
                 patterns.update(
                     secret[i : i + fragments] for i in range(len(secret) - fragments + 1)
                 )
+                if fragments >= 7:
+                    anchors.update(secret[i : i + 4] for i in range(0, len(secret) - 3, 4))
+                else:
+                    anchors.update(secret[i : i + fragments] for i in range(len(secret)))
             else:
                 patterns.add(secret)
+                anchors.add(secret[:4])
         self.patterns: tuple[AnyStr, ...] = tuple(sorted(patterns, key=len, reverse=True))
+        self._anchors: tuple[AnyStr, ...] = tuple(a for a in anchors if a)
+        # Every start of a pattern (itself too): the tail a piece may have to hold back.
+        self._starts: frozenset[AnyStr] = frozenset(
+            p[:n] for p in self.patterns for n in range(1, len(p) + 1)
+        )
+        self._longest = max((len(p) for p in self.patterns), default=0)
         self.redacted: AnyStr = redacted
         self._held: AnyStr = redacted[:0]
-        self._limit = 4 * max((len(p) for p in self.patterns), default=0)
+        self._limit = 4 * self._longest
+
+    def _covered(self, text: AnyStr) -> list[tuple[int, int]]:
+        for anchor in self._anchors:
+            if anchor in text:
+                return covered(text, self.patterns)
+        return []
+
+    def _tail(self, text: AnyStr) -> int:
+        """`held_tail`, by set lookups: how much of the end of `text` could start a pattern."""
+        starts = self._starts
+        for i in range(max(0, len(text) - self._longest + 1), len(text)):
+            if text[i:] in starts:
+                return len(text) - i
+        return 0
 
     def feed(self, piece: AnyStr) -> AnyStr:
         if not self.patterns:
             return piece
         text: AnyStr = self._held + piece
-        runs = covered(text, self.patterns)
-        cut = len(text) - held_tail(text, self.patterns)
+        runs = self._covered(text)
+        cut = len(text) - self._tail(text)
         for start, end in runs:
             if end > cut:  # a match reaching into the held tail may grow: hold it whole
                 cut = min(cut, start)
@@ -268,8 +297,8 @@ class Redactor(Generic[AnyStr]):
         self._held = self.redacted[:0]
         if not held:
             return held
-        done = _replaced(held, covered(held, self.patterns), self.redacted)
-        tail = held_tail(done, self.patterns)
+        done = _replaced(held, self._covered(held), self.redacted)
+        tail = self._tail(done)
         if tail >= 4:
             done = done[: len(done) - tail] + self.redacted
         return done

@@ -20,6 +20,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from app.providers.kept_stream import KeptStreamError, pack, recording_of, unpack
 from app.settings.paths import data_dir
 from app.store import queries
 from app.store.errors import ConversationNotFound, StoreError, too_new, unusable
@@ -39,6 +40,8 @@ from app.store.schema import LATEST_VERSION, SchemaTooNew, migrate
 from app.store.search_index import NO_FTS5_WARNING, ensure_index, fts5_available
 from app.store.transaction import transaction
 from app.store.votes import Vote, insert_vote, select_votes
+from app.wire.engine import Api
+from app.wire.exchange import CapturedExchange
 from app.wire.turn import Turn, TurnStatus
 
 BUSY_TIMEOUT_MS = 10_000
@@ -336,6 +339,51 @@ class Store:
                 (conv_id, message_id),
             )
         return cur.rowcount
+
+    def save_stream(self, turn_id: int, exchange: CapturedExchange) -> bool:
+        """Keep an answer's raw stream with it (its recording, compressed here: call it from
+        the writer thread). The capture already stopped at the per-answer limit and says what
+        it cut. False when the answer is gone."""
+        data = pack(exchange)
+        cut = exchange.total_bytes - exchange.kept_bytes
+        with self._write() as conn:
+            found = conn.execute(
+                "SELECT 1 FROM messages WHERE id = ? AND role = 'assistant'", (turn_id,)
+            ).fetchone()
+            if found is None:
+                return False
+            conn.execute(
+                "INSERT OR REPLACE INTO streams (message_id, data, kept_bytes, cut_bytes, "
+                "created_at) VALUES (?, ?, ?, ?, ?)",
+                (turn_id, data, exchange.kept_bytes, cut, self.clock()),
+            )
+        return True
+
+    def stream(self, message_id: int) -> CapturedExchange | None:
+        """An answer's kept stream decoded again (frames, their events, the request), for the
+        inspector on a reopened answer; None when none was kept. Raises KeptStreamError (a
+        ValueError saying why) when the stored bytes cannot be read back."""
+        with self._read() as conn:
+            row = conn.execute(
+                "SELECT s.data, m.api FROM streams s JOIN messages m ON m.id = s.message_id "
+                "WHERE s.message_id = ?",
+                (message_id,),
+            ).fetchone()
+        if row is None:
+            return None
+        try:
+            api = Api(row["api"] or "chat")
+        except ValueError:
+            raise KeptStreamError(f"the answer names an unknown api {row['api']!r}") from None
+        return unpack(bytes(row["data"]), api)
+
+    def stream_recording(self, message_id: int) -> str | None:
+        """An answer's kept stream as its recording's text (JSON Lines), or None."""
+        with self._read() as conn:
+            row = conn.execute(
+                "SELECT data FROM streams WHERE message_id = ?", (message_id,)
+            ).fetchone()
+        return None if row is None else recording_of(bytes(row["data"]))
 
     def delete_message(self, message_id: int) -> None:
         """Drop one message, e.g. one pane's answer in a comparison being retried."""

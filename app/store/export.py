@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
@@ -70,15 +71,31 @@ def _summary_line(s: ConversationSummary) -> str:
 # -- exports ----------------------------------------------------------------------------------
 
 
-def export_conversation(store: Store, conv_id: int, fmt: ExportFormat = "md") -> str:
-    """The whole conversation as Markdown or JSON; raises ConversationNotFound for a bad id."""
+def export_conversation(
+    store: Store, conv_id: int, fmt: ExportFormat = "md", *, raw: bool = False
+) -> str:
+    """The whole conversation as Markdown or JSON; raises ConversationNotFound for a bad id.
+
+    `raw` adds each answer's kept stream (its recording's JSON Lines; redacted when captured),
+    which exports otherwise leave out."""
     if fmt not in EXPORT_FORMATS:
         raise ValueError(f"unknown export format {fmt!r}; use md or json")
     conversation = store.load(conv_id)
-    return to_json(conversation) if fmt == "json" else to_markdown(conversation)
+    streams: dict[int, str | None] | None = None
+    if raw:
+        streams = {}
+        for m in conversation.messages:
+            if m.role == "assistant":
+                try:
+                    streams[m.id] = store.stream_recording(m.id)
+                except ValueError as exc:  # a damaged stored stream: say so in its place
+                    streams[m.id] = f"(the stored stream cannot be read: {exc})"
+    if fmt == "json":
+        return to_json(conversation, streams)
+    return to_markdown(conversation, streams)
 
 
-def to_json(conv: StoredConversation) -> str:
+def to_json(conv: StoredConversation, streams: Mapping[int, str | None] | None = None) -> str:
     document = {
         "format": "triptych-conversation",
         "version": JSON_FORMAT_VERSION,
@@ -88,7 +105,7 @@ def to_json(conv: StoredConversation) -> str:
         "system": conv.system,
         "created_at": _iso(conv.created_at),
         "updated_at": _iso(conv.updated_at),
-        "messages": [_message_dict(m) for m in conv.messages],
+        "messages": [_message_dict(m, streams) for m in conv.messages],
     }
     text = json.dumps(document, ensure_ascii=False, indent=2)
     # json escapes C0 controls itself; escape C1 and the invisible ones too, so nothing in it
@@ -96,7 +113,7 @@ def to_json(conv: StoredConversation) -> str:
     return _ESCAPED.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n"
 
 
-def _message_dict(m: StoredMessage) -> dict[str, Any]:
+def _message_dict(m: StoredMessage, streams: Mapping[int, str | None] | None) -> dict[str, Any]:
     out: dict[str, Any] = {"id": m.id, "role": m.role, "text": m.text}
     out["created_at"] = _iso(m.created_at)
     turn = m.turn
@@ -140,6 +157,8 @@ def _message_dict(m: StoredMessage) -> dict[str, Any]:
         duration_ms=m.duration_ms,
         params=dict(turn.params),
     )
+    if streams is not None:
+        out["stream"] = streams.get(m.id)  # the recording's lines, None when none was kept
     return out
 
 
@@ -153,7 +172,7 @@ def _iso(timestamp: float) -> str:
     return datetime.fromtimestamp(timestamp).astimezone().isoformat(timespec="seconds")
 
 
-def to_markdown(conv: StoredConversation) -> str:
+def to_markdown(conv: StoredConversation, streams: Mapping[int, str | None] | None = None) -> str:
     compare = conv.kind in ("compare", "batch")  # side by side: each answer names its pane
     lines = [f"# {conv.title or 'Conversation'} (#{conv.id})", ""]
     lines.append(f"*{conv.kind}, started {_when(conv.created_at)}*")
@@ -188,7 +207,20 @@ def to_markdown(conv: StoredConversation) -> str:
             lines += [f"*{footer}*", ""]
         if turn.params:
             lines += [f"*sent with: {_sent_with(turn.params)}*", ""]
+        stream = None if streams is None else streams.get(m.id)
+        if stream:
+            fence = "`" * max(3, _longest_run(stream, "`") + 1)
+            lines += ["**Raw stream** (a `--record` recording)", "", fence + "jsonl"]
+            lines += [stream.rstrip("\n"), fence, ""]
     return visible("\n".join(lines).rstrip("\n") + "\n")
+
+
+def _longest_run(text: str, char: str) -> int:
+    longest = run = 0
+    for c in text:
+        run = run + 1 if c == char else 0
+        longest = max(longest, run)
+    return longest
 
 
 def _assistant_heading(m: StoredMessage, compare: bool) -> str:

@@ -141,6 +141,19 @@ MIGRATIONS: tuple[Migration, ...] = (
         ALTER TABLE messages ADD COLUMN params TEXT;
         """,
     ),
+    Migration(
+        6,
+        "the raw stream of each answer (its recording, zlib), apart so a load never reads it",
+        """
+        CREATE TABLE streams (
+            message_id INTEGER PRIMARY KEY REFERENCES messages(id) ON DELETE CASCADE,
+            data BLOB NOT NULL,
+            kept_bytes INTEGER NOT NULL,
+            cut_bytes INTEGER NOT NULL DEFAULT 0,
+            created_at REAL NOT NULL
+        );
+        """,
+    ),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from app.providers.kept_stream import KeptStreamError
 from app.store import (
     ConversationNotFound,
     ConversationSummary,
@@ -49,6 +50,7 @@ from app.store.session_records import (
 )
 from app.store.writer import StoreWriter
 from app.wire.conversation import Conversation, Message
+from app.wire.exchange import CapturedExchange
 
 Severity = Literal["information", "warning", "error"]
 EXPORTS_FOLDER = "exports"
@@ -198,6 +200,22 @@ class History:
         try:
             return store.load(conv_id)
         except ConversationNotFound:
+            return None
+        except StoreError as exc:
+            self.fail(exc)
+            return None
+
+    def stream(self, message_id: int) -> CapturedExchange | None:
+        """A stored answer's kept stream, decoded again for the inspector (`StoredMessage.id`);
+        None when none was kept, the history is off, or the stored bytes cannot be read back
+        (a damaged row costs that answer its frames, nothing else)."""
+        self.wait(READ_WAIT)
+        store = self.store
+        if store is None:
+            return None
+        try:
+            return store.stream(message_id)
+        except KeptStreamError:
             return None
         except StoreError as exc:
             self.fail(exc)

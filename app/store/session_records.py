@@ -19,6 +19,7 @@ from app.providers.client import Timing
 from app.store import ConversationNotFound, Kind, Store, StoredConversation, StoredMessage
 from app.store.records import turn_columns
 from app.store.saver import SaveSchedule
+from app.wire.exchange import CapturedExchange
 from app.wire.turn import Turn
 
 
@@ -131,6 +132,7 @@ class _Save:
     final: bool = False
     ttft_ms: int | None = None
     duration_ms: int | None = None
+    exchange: CapturedExchange | None = None  # final only: the raw stream, packed when written
 
 
 class TurnRecord:
@@ -185,6 +187,7 @@ class TurnRecord:
                 final=True,
                 ttft_ms=None if timing is None else timing.ttft_ms,
                 duration_ms=None if timing is None else timing.duration_ms,
+                exchange=turn.exchange,
             )
         )
 
@@ -209,6 +212,8 @@ class TurnRecord:
             duration_ms=save.duration_ms,
             final=save.final,
         )
+        if saved and save.exchange is not None:
+            saved = store.save_stream(self.turn_id, save.exchange)
         self.gone = self.gone or not saved
 
 

@@ -19,7 +19,7 @@ stream as broken, as an oversized event does.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 DEFAULT_MAX_EVENT_BYTES = 16 * 1024 * 1024
 MAX_EVENTLESS_BYTES = 4 * 1024 * 1024  # providers send an event or a keepalive far sooner
@@ -38,6 +38,9 @@ class Frame:
     event: str
     data: str
     id: str = ""
+    # Bytes of its lines and the blank line ending it (a line end counts one); not part of
+    # what the frame means, so equal frames split differently stay equal.
+    size: int = field(default=0, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +48,7 @@ class Comment:
     """A `:` line. Providers send these as keepalives while the model is silent."""
 
     text: str
+    size: int = field(default=0, compare=False)  # bytes of the line and its line end
 
 
 class EventTooLarge(Exception):
@@ -191,7 +195,7 @@ class SSEReader:
                 if data:
                     raw = data[0] if len(data) == 1 else b"\n".join(data)
                     name = event.decode("utf-8", "replace") if event else ""
-                    out.append(Frame(name, raw.decode("utf-8", "replace"), self._id))
+                    out.append(Frame(name, raw.decode("utf-8", "replace"), self._id, size + 1))
                     data = []
                     eventless = 0
                 else:  # a blank line that ends nothing: count it, and the lines before it
@@ -208,7 +212,7 @@ class SSEReader:
                     self._overflow(out)
                 if data:
                     self._data, self._event = data, event
-                    self._dispatch(out)
+                    self._dispatch(out, size + len(line) + 1)
                     data = []
                     eventless = 0
                 else:
@@ -220,7 +224,7 @@ class SSEReader:
             else:
                 size += len(line) + 1
                 if line[0] == 0x3A:
-                    out.append(Comment(line[1:].strip().decode("utf-8", "replace")))
+                    out.append(Comment(line[1:].strip().decode("utf-8", "replace"), len(line) + 1))
                     eventless = 0
                 else:
                     name_, colon, value = line.partition(b":")
@@ -238,11 +242,11 @@ class SSEReader:
         self._data, self._event, self._size = data, event, size
         self._eventless = eventless
 
-    def _dispatch(self, out: list[Frame | Comment]) -> None:
+    def _dispatch(self, out: list[Frame | Comment], size: int) -> None:
         data = self._data
         raw = data[0] if len(data) == 1 else b"\n".join(data)
         name = self._event.decode("utf-8", "replace") if self._event else ""
-        out.append(Frame(name, raw.decode("utf-8", "replace"), self._id))
+        out.append(Frame(name, raw.decode("utf-8", "replace"), self._id, size))
 
     def _overflow(self, out: list[Frame | Comment], *, eventless: bool = False) -> None:
         self._broken = self._unusual = True

@@ -31,6 +31,7 @@ from app.wire.events import (
     ToolCallStart,
     Usage,
 )
+from app.wire.exchange import CapturedExchange
 from app.wire.tools import ToolResult
 
 
@@ -93,6 +94,8 @@ class Turn:
     # The request's parameters as sent (its body less the conversation), set by the client
     # before sending: stored with the answer, shown with it.
     params: dict[str, Any] = field(default_factory=dict)
+    # The request and every frame as it arrived (the inspector's data), filled as it streams.
+    exchange: CapturedExchange | None = field(default=None, repr=False, compare=False)
 
     # -- reading ------------------------------------------------------------------------------
 

@@ -413,7 +413,8 @@ def test_unknown_keys_are_warnings_with_file_line_and_key(tmp_path: Path) -> Non
     config = load(path)
     assert config.warnings == (
         f"{path}:1: colour: unknown key, ignored (known: connect_timeout, default, "
-        "idle_timeout, mcp, prompts, providers, system, tool_rounds, tool_timeout, tools, ui)",
+        "idle_timeout, keep_stream_mib, mcp, prompts, providers, system, tool_rounds, "
+        "tool_timeout, tools, ui)",
         f"{path}:3: ui.font: unknown key, ignored (known: reading_width, reasoning_open, theme)",
         f"{path}:9: providers.kenari.temperature: unknown key, ignored (known: api, api_key, "
         "api_key_env, base_url, headers, include_usage, max_concurrency, max_tokens, model, "
@@ -588,3 +589,11 @@ def test_include_usage_is_a_provider_switch_that_must_be_a_boolean(tmp_path: Pat
     path = write(tmp_path, KENARI + 'include_usage = "no"\n', name="bad.toml")
     message = error_of(path)
     assert "providers.kenari.include_usage: must be true or false, not a string" in message
+
+
+def test_keep_stream_mib_caps_each_answers_kept_stream(tmp_path: Path) -> None:
+    assert load(write(tmp_path, KENARI)).keep_stream_bytes == 8 * 1024 * 1024
+    config = load(write(tmp_path, "keep_stream_mib = 0.5\n" + KENARI, name="half.toml"))
+    assert config.keep_stream_bytes == 512 * 1024
+    message = error_of(write(tmp_path, "keep_stream_mib = -1\n" + KENARI, name="bad.toml"))
+    assert "keep_stream_mib: must not be negative" in message

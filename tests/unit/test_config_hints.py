@@ -66,7 +66,8 @@ def test_a_key_like_no_other_still_lists_the_known_ones(tmp_path: Path) -> None:
     path, config = load(tmp_path, 'colour = "red"\n')
     assert config.warnings == (
         f"{path}:1: colour: unknown key, ignored (known: connect_timeout, default, "
-        "idle_timeout, prompts, providers, system, ui)",
+        "idle_timeout, keep_stream_mib, mcp, prompts, providers, system, tool_rounds, "
+        "tool_timeout, tools, ui)",
     )
 
 

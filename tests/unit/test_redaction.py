@@ -5,9 +5,15 @@ from __future__ import annotations
 import base64
 import random
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from app.settings.config import ProviderConfig
 from app.settings.redaction import (
     Redactor,
+    _replaced,
+    covered,
+    held_tail,
     looks_like_key,
     provider_secrets,
     scrub_cut,
@@ -86,3 +92,45 @@ def test_what_looks_like_a_key_and_what_names_a_variable() -> None:
     for key in ("sk-abc123", "sk_proj_A1b2C3", "a1B2c3D4e5F6g7H8i9J0kk", "AKIAIOSFODNN7EXAMPLE"):
         assert looks_like_key(key), key
         assert key not in shown_env_name(key)
+
+
+class _SlowRedactor:
+    """The Redactor as first written (every pattern searched, every tail tried): the fast one,
+    with its prefilter and set of starts, must give exactly the same pieces."""
+
+    def __init__(self, fast: Redactor[str]) -> None:
+        self.patterns, self.redacted, self.limit = (
+            fast.patterns,
+            fast.redacted,
+            4 * max((len(p) for p in fast.patterns), default=0),
+        )
+        self.held = ""
+
+    def feed(self, piece: str) -> str:
+        text = self.held + piece
+        runs = covered(text, self.patterns)
+        cut = len(text) - held_tail(text, self.patterns)
+        for start, end in runs:
+            if end > cut:
+                cut = min(cut, start)
+        if len(text) - cut > self.limit:
+            cut = len(text)
+        self.held = text[cut:]
+        return _replaced(text[:cut], [r for r in runs if r[1] <= cut], self.redacted)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(["sk-AbCdEfGh12345678", "AbCdEfGh", "345678", "x", "sk-", "\n", "Gh12"]),
+        max_size=30,
+    ),
+    st.integers(min_value=1, max_value=9),
+)
+def test_the_fast_redactor_gives_what_the_first_one_gave(words: list[str], size: int) -> None:
+    text = "".join(words)
+    fast = Redactor(["sk-AbCdEfGh12345678", "short"], "[redacted]", fragments=8)
+    slow = _SlowRedactor(fast)
+    for start in range(0, len(text), size):
+        piece = text[start : start + size]
+        assert fast.feed(piece) == slow.feed(piece)

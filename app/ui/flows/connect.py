@@ -94,6 +94,7 @@ class ClientMaker:
             require_api_key(resolved),
             idle_timeout=self.config.idle_timeout,
             connect_timeout=self.config.connect_timeout,
+            keep_stream=self.config.keep_stream_bytes,
         )
 
     async def aclose(self) -> None:
