@@ -145,12 +145,15 @@ class BatchRun:
         self.interrupted = False
         self.history_problem: str | None = None
         self.incomplete = 0  # answers of this run that did not complete
+        self.queues = self._queues()
+        for queue, tally in zip(self.queues, tallies, strict=True):
+            tally.total = len(queue)
 
     # -- the run ---------------------------------------------------------------------------------
 
     async def run(self) -> None:
         slots = asyncio.Semaphore(self.job.concurrency)
-        queues = self._queues()
+        queues = self.queues
         clients = [
             ProviderClient(
                 provider,
@@ -407,8 +410,6 @@ def run_batch(
             Progress(stderr, tallies, tty=tty, started=time.monotonic()),
             tallies,
         )
-        for queue, tally in zip(run._queues(), tallies, strict=True):
-            tally.total = len(queue)
         stack.callback(run.close)
         asyncio.run(run.run())
     stdout.write(summary_table(tallies))
