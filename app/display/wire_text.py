@@ -118,10 +118,18 @@ def cut(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + _ELLIPSIS
 
 
-def frame_line(at_ms: int, event: str | None, data: str, size: int, width: int) -> str:
+def event_name(event: str | None) -> str:
+    """An SSE item's name as shown: `message` (the default) when it had no `event:` line, `:`
+    for a comment line (a keepalive, OpenRouter's `: OPENROUTER PROCESSING`)."""
+    if event is None:
+        return ":"
+    return visible(event) if event else "message"
+
+
+def frame_line(at_ms: float, event: str | None, data: str, size: int, width: int) -> str:
     """One frame as the list shows it: `  1234 ms  event  {"compact":…}  312 B`, cut to width
     (the data gives way first; the size stays)."""
-    head = f"{at_ms:>7} ms  {visible(event or 'message'):<24.24}  "
+    head = f"{round(at_ms):>7} ms  {event_name(event):<24.24}  "
     tail = f"  {size_text(size)}"
     room = width - len(head) - len(tail)
     if room < 8:
@@ -139,6 +147,7 @@ __all__ = [
     "compact",
     "cut",
     "escaped_bytes",
+    "event_name",
     "frame_line",
     "gap_line",
     "pretty",

@@ -14,14 +14,14 @@ from app.ui.widgets.frame_list import FrameList
 
 @dataclass(frozen=True, slots=True)
 class Frame:
-    at: float
+    at_ms: float
     event: str | None
     data: str
     size: int
 
 
 def frame(at: float, event: str | None, data: str) -> Frame:
-    return Frame(at, event, data, len(data.encode()))
+    return Frame(at * 1000, event, data, len(data.encode()))
 
 
 class Counting(Sequence[Frame]):
@@ -63,7 +63,7 @@ def screen_lines(widget: FrameList) -> list[str]:
 
 STREAM = [
     frame(0.120, "message_start", '{"type": "message_start"}'),
-    frame(0.130, "ping", '{"type": "ping"}'),
+    frame(0.130, None, " keepalive"),
     frame(0.200, "content_block_delta", '{"delta": {"text": "[bold]Hi\\u001b[2J"}}'),
     frame(2.700, "content_block_delta", '{"delta": {"text": " there"}}'),
     frame(2.800, "message_stop", '{"type": "message_stop"}'),
@@ -80,7 +80,9 @@ async def test_frames_show_as_they_arrived_with_the_silence_marked() -> None:
         await pilot.pause()
         lines = screen_lines(frames)
         assert lines[0].startswith("    120 ms  message_start")
-        assert "ping" in lines[1]
+        assert lines[1].startswith("    130 ms  :  ")  # a comment line
+        assert "keepalive" in lines[1]
+        assert lines[1].endswith("10 B")
         assert '"text":"[bold]Hi\\u001b[2J"' in lines[2]  # literal, as the server sent it
         assert "2.5 s silent" in lines[3]
         assert lines[4].startswith("   2700 ms  content_block_delta")

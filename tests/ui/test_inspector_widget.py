@@ -4,86 +4,64 @@ save asked for with messages."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable
 
 from textual.app import App, ComposeResult
 from textual.widgets import Input, Static
 
 from app.ui.widgets.frame_list import FrameList
 from app.ui.widgets.inspector import Inspector
+from app.wire.events import EndOfStream, Event, Finish, Keepalive, TextDelta, Usage
+from app.wire.exchange import CapturedExchange, WireFrame, WireRead, WireRequest
 
 
-@dataclass(frozen=True, slots=True)
-class Frame:
-    at: float
-    event: str | None
-    data: str
-    raw: bytes
-    decoded: Sequence[str] = ()
-    chars: int = 0
-
-    @property
-    def size(self) -> int:
-        return len(self.raw)
-
-
-def sse(at: float, event: str, data: str, decoded: Sequence[str] = (), chars: int = 0) -> Frame:
-    raw = f"event: {event}\r\ndata: {data}\r\n\r\n".encode()
-    return Frame(at, event, data, raw, decoded, chars)
-
-
-@dataclass
-class Exchange:
-    method: str = "POST"
-    url: str = "https://api.example.test/v1/messages"
-    request_headers: Sequence[tuple[str, str]] = (
-        ("content-type", "application/json"),
-        ("x-api-key", "[redacted]"),
+def exchange_of(frames: list[tuple[float, str | None, str, tuple[Event, ...]]]) -> CapturedExchange:
+    """An exchange as the capture fills it: one read per frame, its exact SSE bytes."""
+    request = WireRequest(
+        "POST",
+        "https://api.example.test/v1/messages",
+        {"content-type": "application/json", "x-api-key": "[redacted]"},
+        {"model": "claude-x", "stream": True, "messages": [{"role": "user", "content": "hi"}]},
     )
-    request_body: str = (
-        '{"model": "claude-x", "stream": true, "messages": [{"role": "user", "content": "hi"}]}'
-    )
-    status: int | None = 200
-    response_headers: Sequence[tuple[str, str]] = (("content-type", "text/event-stream"),)
-    frames: list[Frame] = field(default_factory=list)
-    ended: float | None = None
+    exchange = CapturedExchange(request, 200, {"content-type": "text/event-stream"}, 300.0)
+    add(exchange, frames)
+    return exchange
 
 
-FRAMES = [
-    sse(
-        0.31,
-        "message_start",
-        '{"type":"message_start","message":{"id":"msg_1"}}',
-        ["message start"],
-    ),
-    sse(0.32, "ping", '{"type":"ping"}'),
-    sse(
-        0.40,
+def add(
+    exchange: CapturedExchange, frames: list[tuple[float, str | None, str, tuple[Event, ...]]]
+) -> None:
+    for at_ms, event, data, events in frames:
+        raw = (f"event: {event}\r\ndata: {data}\r\n\r\n" if event else f":{data}\r\n").encode()
+        exchange.reads.append(WireRead(at_ms, raw))
+        exchange.frames.append(
+            WireFrame(at_ms, event, data, len(raw), len(exchange.reads) - 1, events)
+        )
+
+
+DELTA = '{"type":"content_block_delta","delta":{"type":"text_delta","text":"[red]Hi\\u001b[2J"}}'
+FRAMES: list[tuple[float, str | None, str, tuple[Event, ...]]] = [
+    (310, "message_start", '{"type":"message_start","message":{"id":"msg_1"}}', ()),
+    (320, None, " keepalive", (Keepalive(),)),
+    (400, "content_block_delta", DELTA, (TextDelta("[red]Hi\x1b[2J"),)),
+    (
+        1900,
         "content_block_delta",
-        '{"type":"content_block_delta","delta":{"type":"text_delta","text":"[red]Hi\\u001b[2J"}}',
-        ["text delta '[red]Hi\\x1b[2J'"],
-        12,
+        '{"delta":{"type":"text_delta","text":" there"}}',
+        (TextDelta(" there"),),
     ),
-    sse(
-        1.90,
-        "content_block_delta",
-        '{"type":"content_block_delta","delta":{"type":"text_delta","text":" there"}}',
-        ["text delta ' there'"],
-        6,
-    ),
-    sse(
-        1.95,
+    (
+        1950,
         "message_delta",
         '{"type":"message_delta","usage":{"output_tokens":3}}',
-        ["usage out 3", "finish end_turn"],
+        (Usage(output_tokens=3), Finish("end_turn")),
     ),
-    sse(1.96, "message_stop", '{"type":"message_stop"}', ["end of stream"]),
+    (1960, "message_stop", '{"type":"message_stop"}', (EndOfStream(),)),
 ]
 
 
 class Host(App[None]):
-    def __init__(self, exchange: Exchange) -> None:
+    def __init__(self, exchange: CapturedExchange) -> None:
         super().__init__()
         self.exchange = exchange
         self.copied: list[str] = []
@@ -107,7 +85,7 @@ def text_of(app: App[None], selector: str) -> str:
 
 
 async def test_the_exchange_is_shown_literally_and_frames_open_whole() -> None:
-    exchange = Exchange(frames=FRAMES[:2])
+    exchange = exchange_of(FRAMES[:2])
     app = Host(exchange)
     async with app.run_test(size=(100, 50)) as pilot:
         await pilot.pause()
@@ -118,8 +96,9 @@ async def test_the_exchange_is_shown_literally_and_frames_open_whole() -> None:
         assert (
             text_of(app, "#inspector-response") == "Response 200 · content-type: text/event-stream"
         )
-        exchange.frames.extend(FRAMES[2:])  # the stream goes on
-        exchange.ended = 2.0
+        add(exchange, FRAMES[2:])  # the stream goes on
+        exchange.ended_ms = 2000.0
+        exchange.outcome = "done"
         app.query_one(Inspector).grow()
         await pilot.pause()
         frames = app.query_one(FrameList)
@@ -129,24 +108,24 @@ async def test_the_exchange_is_shown_literally_and_frames_open_whole() -> None:
         detail = text_of(app, "#inspector-detail-text")
         assert detail.startswith("400 ms · content_block_delta · ")
         assert '"text": "[red]Hi\\u001b[2J"' in detail  # no markup, no escape sequence
-        assert "→ text delta '[red]Hi\\x1b[2J'" in detail
+        assert "→ TextDelta(text='[red]Hi\\x1b[2J')" in detail  # as Python writes it
         await pilot.press("r")
         raw = text_of(app, "#inspector-detail-text")
-        assert "exact bytes" in raw
+        assert "the network read that completed it, exact bytes" in raw
         assert "event: content_block_delta\\r\\ndata: " in raw
         await pilot.press("c")
         await pilot.pause()
         assert app.copied[-1].startswith("event: content_block_delta\\r\\n")  # as shown: raw
         await pilot.press("r", "c", "s")
         await pilot.pause()
-        assert app.copied[-1] == FRAMES[2].data
+        assert app.copied[-1] == DELTA
         assert app.saved == 1
         figures = text_of(app, ".timeline--figures")
         assert figures.startswith("TTFT 400 ms")
 
 
 async def test_the_filter_narrows_the_frames() -> None:
-    app = Host(Exchange(frames=list(FRAMES)))
+    app = Host(exchange_of(FRAMES))
     async with app.run_test(size=(100, 50)) as pilot:
         await pilot.pause()
         await pilot.press("slash")
@@ -156,11 +135,13 @@ async def test_the_filter_narrows_the_frames() -> None:
         frames = app.query_one(FrameList)
         assert len(frames.rows) == 1
         assert frames.selected == 4
-        assert "usage out 3" in text_of(app, "#inspector-detail-text")
+        detail = text_of(app, "#inspector-detail-text")
+        assert "→ Usage(" in detail
+        assert "→ Finish(" in detail
 
 
 async def test_an_answer_without_a_kept_stream_says_so() -> None:
-    app = Host(Exchange())
+    app = Host(exchange_of([]))
     async with app.run_test(size=(100, 30)) as pilot:
         app.query_one(Inspector).show(None)
         await pilot.pause()
@@ -168,5 +149,6 @@ async def test_an_answer_without_a_kept_stream_says_so() -> None:
 
 
 def test_inspector_snapshot(snap_compare: Callable[..., bool]) -> None:
-    exchange = Exchange(frames=list(FRAMES), ended=2.0)
+    exchange = exchange_of(FRAMES)
+    exchange.ended_ms = 2000.0
     assert snap_compare(Host(exchange), terminal_size=(100, 60))

@@ -47,8 +47,9 @@ def test_a_frame_line_fits_the_width_and_keeps_its_size() -> None:
     assert line.startswith("   1234 ms  content_block_delta")
     assert line.endswith("  331 B")
     assert "…" in line
-    short = frame_line(5, None, "[DONE]", 6, 80)
-    assert "message" in short  # the SSE default event name
+    short = frame_line(5, "", "[DONE]", 6, 80)
+    assert "message" in short  # no event: line, the SSE default name
+    assert frame_line(5, None, " ping", 5, 80).startswith("      5 ms  :  ")  # a comment
     assert short.rstrip().endswith("6 B")
     assert len(frame_line(5, "ping", "{}", 2, 20)) <= 20  # too narrow: the size gives way
 

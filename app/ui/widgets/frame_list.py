@@ -20,17 +20,17 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from app.display.wire_text import GAP, frame_line, gap_line
+from app.display.wire_text import GAP, event_name, frame_line, gap_line
 
 
 class ShownFrame(Protocol):
     """What the list reads of a frame (the captured exchange's frames have these)."""
 
     @property
-    def at(self) -> float: ...  # seconds since the request was sent
+    def at_ms(self) -> float: ...  # since the request was sent
 
     @property
-    def event(self) -> str | None: ...
+    def event(self) -> str | None: ...  # None for a comment line, "" for no `event:` line
 
     @property
     def data(self) -> str: ...
@@ -41,7 +41,7 @@ class ShownFrame(Protocol):
 
 def matches(frame: ShownFrame, needle: str) -> bool:
     """The filter: by event name or by text in the data, case-insensitive."""
-    return needle in (frame.event or "message").lower() or needle in frame.data.lower()
+    return needle in event_name(frame.event).lower() or needle in frame.data.lower()
 
 
 class FrameList(ScrollView, can_focus=True):
@@ -110,7 +110,11 @@ class FrameList(ScrollView, can_focus=True):
             if self.needle and not matches(frame, self.needle):
                 previous = frame
                 continue
-            if previous is not None and frame.at - previous.at >= GAP and not self.needle:
+            if (
+                previous is not None
+                and frame.at_ms - previous.at_ms >= GAP * 1000
+                and not self.needle
+            ):
                 rows.append(-1 - index)
             rows.append(index)
             previous = frame
@@ -178,11 +182,11 @@ class FrameList(ScrollView, can_focus=True):
         index = self.rows[row]
         if index < 0:
             frame, before = self.frames[-1 - index], self.frames[-2 - index]
-            text = gap_line(frame.at - before.at, width)
+            text = gap_line((frame.at_ms - before.at_ms) / 1000, width)
             style = self.get_component_rich_style("frame-list--gap")
         else:
             frame = self.frames[index]
-            text = frame_line(round(frame.at * 1000), frame.event, frame.data, frame.size, width)
+            text = frame_line(frame.at_ms, frame.event, frame.data, frame.size, width)
             style = Style()
         base = self.rich_style
         if row == self.cursor:

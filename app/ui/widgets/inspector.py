@@ -11,8 +11,8 @@ frame, save the exchange as a recording. The screen or app does those.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import ClassVar, Protocol
+import json
+from typing import ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -21,79 +21,79 @@ from textual.message import Message
 from textual.widgets import Input, Static
 
 from app.display.timeline import Arrival, Timeline
-from app.display.wire_text import escaped_bytes, pretty, size_text, visible
-from app.ui.widgets.frame_list import FrameList, ShownFrame
+from app.display.wire_text import cut, escaped_bytes, event_name, pretty, size_text, visible
+from app.ui.widgets.frame_list import FrameList
 from app.ui.widgets.timeline import StreamTimeline
+from app.wire.events import ReasoningDelta, TextDelta
+from app.wire.exchange import CapturedExchange, WireFrame
+
+DECODED_WIDTH = 300
 
 
-class InspectedFrame(ShownFrame, Protocol):
-    @property
-    def raw(self) -> bytes: ...  # the exact bytes of the frame, as they came
-
-    @property
-    def decoded(self) -> Sequence[str]: ...  # what Triptych made of it, one line each
-
-    @property
-    def chars(self) -> int: ...  # characters of answer and reasoning it carried
-
-
-class Exchange(Protocol):
-    """What the inspector reads of a captured exchange."""
-
-    @property
-    def method(self) -> str: ...
-
-    @property
-    def url(self) -> str: ...
-
-    @property
-    def request_headers(self) -> Sequence[tuple[str, str]]: ...
-
-    @property
-    def request_body(self) -> str: ...
-
-    @property
-    def status(self) -> int | None: ...
-
-    @property
-    def response_headers(self) -> Sequence[tuple[str, str]]: ...
-
-    @property
-    def frames(self) -> Sequence[InspectedFrame]: ...
-
-    @property
-    def ended(self) -> float | None: ...  # seconds since the request, when the stream ended
-
-
-def request_text(exchange: Exchange) -> str:
-    lines = [f"{exchange.method} {visible(exchange.url)}"]
-    lines += [f"{visible(name)}: {visible(value)}" for name, value in exchange.request_headers]
-    if exchange.request_body:
-        lines += ["", pretty(exchange.request_body)]
+def request_text(exchange: CapturedExchange) -> str:
+    request = exchange.request
+    lines = [f"{request.method} {visible(request.url)}"]
+    lines += [f"{visible(name)}: {visible(value)}" for name, value in request.headers.items()]
+    if request.body is not None:
+        body = request.body if isinstance(request.body, str) else json.dumps(request.body)
+        lines += ["", pretty(body)]
     return "\n".join(lines)
 
 
-def response_text(exchange: Exchange) -> str:
+def response_text(exchange: CapturedExchange) -> str:
+    """The status and headers, and what is worth knowing about the whole exchange."""
     if exchange.status is None:
-        return "waiting for the response…"
-    headers = " · ".join(f"{visible(n)}: {visible(v)}" for n, v in exchange.response_headers)
-    return f"Response {exchange.status} · {headers}" if headers else f"Response {exchange.status}"
+        words = f"Response: {exchange.detail or 'none'}" if exchange.done else "Response: waiting…"
+    else:
+        headers = " · ".join(f"{visible(n)}: {visible(v)}" for n, v in exchange.headers.items())
+        words = f"Response {exchange.status}" + (f" · {headers}" if headers else "")
+    notes = []
+    if exchange.cut:
+        notes.append(
+            f"kept {size_text(exchange.kept_bytes)} of {size_text(exchange.total_bytes)}"
+            f" ({exchange.cut_frames} frames not kept: keep_stream_mib)"
+        )
+    if exchange.retried is not None:
+        first = exchange.retried.status
+        notes.append(f"asked again: the first request got {first}" if first else "asked again")
+    return "\n".join([words, *notes])
 
 
-def frame_detail(frame: InspectedFrame, raw: bool) -> str:
-    event = visible(frame.event or "message")
-    head = f"{round(frame.at * 1000)} ms · {event} · {size_text(frame.size)}"
+def decoded_lines(frame: WireFrame) -> list[str]:
+    """What Triptych made of a frame, one event a line, as Python writes it (quotes escaped,
+    control characters as escapes), cut so a huge delta stays a line."""
+    if not frame.events:
+        return ["nothing decoded" if frame.event is not None else "a comment: nothing decoded"]
+    return [cut(repr(event), DECODED_WIDTH) for event in frame.events]
+
+
+def frame_detail(exchange: CapturedExchange, frame: WireFrame, raw: bool) -> str:
+    head = f"{round(frame.at_ms)} ms · {event_name(frame.event)} · {size_text(frame.size)}"
     if raw:
-        return f"{head} · exact bytes\n\n{escaped_bytes(frame.raw)}"
-    decoded = "\n".join(f"→ {line}" for line in frame.decoded) or "→ nothing decoded"
+        if not 0 <= frame.read < len(exchange.reads):
+            return f"{head}\n\nits bytes were not kept"
+        read = exchange.reads[frame.read]
+        where = f"{size_text(len(read.data))} at {round(read.at_ms)} ms"
+        return (
+            f"{head} · the network read that completed it, exact bytes ({where})"
+            f"\n\n{escaped_bytes(read.data)}"
+        )
+    decoded = "\n".join(f"→ {line}" for line in decoded_lines(frame))
     return f"{head}\n\n{pretty(frame.data)}\n\n{decoded}"
 
 
-def frame_timeline(exchange: Exchange) -> Timeline:
+def carried(frame: WireFrame) -> int:
+    return sum(len(e.text) for e in frame.events if isinstance(e, TextDelta | ReasoningDelta))
+
+
+def frame_timeline(exchange: CapturedExchange) -> Timeline:
     frames = exchange.frames
-    carried = any(f.chars for f in frames)
-    arrivals = tuple(Arrival(f.at, f.chars if carried else f.size) for f in frames)
-    return Timeline(arrivals, ended=exchange.ended)
+    sizes = [carried(f) for f in frames]
+    if not any(sizes):  # a stream with no text yet: its bytes
+        sizes = [f.size for f in frames]
+    arrivals = tuple(Arrival(f.at_ms / 1000, n) for f, n in zip(frames, sizes, strict=True))
+    ended = None if exchange.ended_ms is None else exchange.ended_ms / 1000
+    return Timeline(arrivals, ended=ended)
 
 
 class Inspector(Vertical):
@@ -131,7 +131,7 @@ class Inspector(Vertical):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.exchange: Exchange | None = None
+        self.exchange: CapturedExchange | None = None
         self.raw = False
 
     def compose(self) -> ComposeResult:
@@ -149,7 +149,7 @@ class Inspector(Vertical):
 
     # -- attributes down ------------------------------------------------------------------------
 
-    def show(self, exchange: Exchange | None) -> None:
+    def show(self, exchange: CapturedExchange | None) -> None:
         """Show another exchange (None: the answer has none, e.g. from before streams were kept)."""
         self.exchange = exchange
         if exchange is None:
@@ -202,13 +202,17 @@ class Inspector(Vertical):
     def action_copy_frame(self) -> None:
         frame = self._selected()
         if frame is not None:
-            self.post_message(self.CopyFrame(escaped_bytes(frame.raw) if self.raw else frame.data))
+            exchange = self.exchange
+            if self.raw and exchange is not None and 0 <= frame.read < len(exchange.reads):
+                self.post_message(self.CopyFrame(escaped_bytes(exchange.reads[frame.read].data)))
+            else:
+                self.post_message(self.CopyFrame(frame.data))
 
     def action_save(self) -> None:
         if self.exchange is not None:
             self.post_message(self.SaveExchange())
 
-    def _selected(self) -> InspectedFrame | None:
+    def _selected(self) -> WireFrame | None:
         index = self.query_one(FrameList).selected
         if self.exchange is None or index is None:
             return None
@@ -216,8 +220,9 @@ class Inspector(Vertical):
 
     def _detail(self) -> None:
         frame = self._selected()
-        text = "" if frame is None else frame_detail(frame, self.raw)
+        exchange = self.exchange
+        text = "" if frame is None or exchange is None else frame_detail(exchange, frame, self.raw)
         self.query_one("#inspector-detail-text", Static).update(text)
 
 
-__all__ = ["Exchange", "InspectedFrame", "Inspector", "frame_detail", "request_text"]
+__all__ = ["Inspector", "frame_detail", "request_text", "response_text"]
