@@ -105,6 +105,8 @@ def run_ask(job: AskJob, stdout: TextIO, stderr: TextIO) -> int:
     turn = outcome.last
     if turn.error is not None and turn.error.code == BAD_CONFIG:
         return EXIT_CONFIG  # the client could not be set up (base_url, certificates, proxy)
+    if outcome.end is LoopEnd.STOPPED:
+        return EXIT_STOPPED  # Ctrl+C, in a stream or during a tool call
     if turn.status is TurnStatus.COMPLETE and loop_error(outcome, job.tools.rounds) is not None:
         return EXIT_FAILED  # the round limit, or a tool failed and the model never answered
     return EXIT_CODES.get(turn.status, EXIT_FAILED)
@@ -152,7 +154,7 @@ async def _ask_with_tools(job: AskJob, recorder: Recorder | None, printer: _Prin
         turn.end(stopped=True)
     if not rounds:
         rounds = [Round(Turn(status=TurnStatus.STOPPED), Timing(0.0))]
-    return LoopOutcome(rounds, LoopEnd.ENDED)
+    return LoopOutcome(rounds, LoopEnd.STOPPED)
 
 
 def _uncancel() -> None:

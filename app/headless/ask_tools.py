@@ -115,6 +115,8 @@ def end_note(outcome: LoopOutcome, limit: int) -> str | None:
             f"the model still called tools after {limit} requests (tool_rounds = {limit}); "
             "stopped without its answer"
         )
+    if outcome.end is LoopEnd.STOPPED and outcome.last.status is TurnStatus.COMPLETE:
+        return "stopped on Ctrl+C while a tool ran"
     if outcome.end is LoopEnd.UNANSWERED:
         names = ", ".join(
             dict.fromkeys(c.name for c in outcome.last.tool_calls if c.result is None)
@@ -163,6 +165,8 @@ def loop_json(document: dict[str, Any], outcome: LoopOutcome, limit: int) -> dic
     document["ttft_ms"] = first.ttft_ms
     if last.ended is not None:
         document["duration_ms"] = round((last.ended - first.started) * 1000)
+    if outcome.end is LoopEnd.STOPPED:
+        document["status"] = TurnStatus.STOPPED.value  # Ctrl+C, perhaps during a tool call
     error = loop_error(outcome, limit)
     if error is not None and document["error"] is None:
         document["status"] = TurnStatus.FAILED.value

@@ -41,6 +41,7 @@ class LoopEnd(StrEnum):
     UNANSWERED = "unanswered"  # a call got no result (nobody gave one, or nothing may run)
     LIMIT = "limit"  # the model still called tools at the last request allowed
     ENDED = "ended"  # the last turn did not complete: failed, interrupted or stopped
+    STOPPED = "stopped"  # the caller cancelled the loop (Ctrl+C, Esc) while a tool ran
 
 
 @dataclass(slots=True)

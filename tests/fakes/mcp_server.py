@@ -39,6 +39,10 @@ def build(prefix: str = "") -> MCPServer:
 
     @server.tool(name=f"{prefix}hang", description="Never answers")
     async def hang() -> str:
+        mark = os.environ.get("FAKE_HANG_MARK")
+        if mark:  # tells a test the call is running
+            with open(mark, "w", encoding="utf-8") as file:
+                file.write("running")
         await asyncio.sleep(3600)
         return "late"
 

@@ -379,3 +379,80 @@ async def test_the_loop_a_ui_drives_deny_and_edited_arguments(fake_provider: Fak
         "assistant",
         "assistant",
     ]
+
+
+async def test_a_protocol_error_from_the_server_is_an_error_result() -> None:
+    """The server answers a call with a JSON-RPC error (here: a tool it does not have, as when
+    its list changed since it was read): the result says what the server said."""
+    from app.settings.config import McpServerConfig
+    from app.tools.mcp_client import McpServers
+    from app.tools.registry import Tool
+
+    servers = await McpServers.start(
+        [McpServerConfig("fake", (*SERVER, "stdio"), cwd=ROOT)], timeout=30
+    )
+    try:
+        gone = Tool("gone", "gone", "", {"type": "object"}, "fake", "no_such_tool")
+        result = await servers.call(gone, {})
+        after = await servers.call(
+            Tool("get_weather", "get_weather", "", {}, "fake", "get_weather"), {"city": "Rome"}
+        )
+    finally:
+        await servers.aclose()
+    assert result.is_error is True
+    assert "no_such_tool" in result.content
+    assert after.content == '{"city": "Rome", "temp": 21}'  # the server is still usable
+
+
+def test_ctrl_c_during_a_tool_call_cancels_it_and_exits_130(
+    tmp_path: Path, fake_provider: FakeProvider
+) -> None:
+    import os
+    import signal
+
+    fake_provider.push(fake.stream(Api.CHAT, calling("hang")))
+    mark = tmp_path / "hanging"
+    servers = stdio_server(env=f'env = {{ FAKE_HANG_MARK = "{mark}" }}\n')
+    config = config_file(tmp_path, fake_provider.url, servers)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TRIPTYCH_")}
+    env.update(XDG_CONFIG_HOME=str(tmp_path / "home"), TRIPTYCH_DATA_DIR=str(tmp_path / "data"))
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "app",
+            "ask",
+            "--config",
+            config,
+            "--json",
+            "--tools",
+            "auto",
+            "--yes",
+            "go",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        for _ in range(1200):  # until the server says the call is running (bounded by tries)
+            if mark.exists() or process.poll() is not None:
+                break
+            time.sleep(0.05)
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 130, err
+    document = json.loads(out)
+    assert document["status"] == "stopped"
+    assert document["tool_calls"][0]["result"] == {
+        "content": "the call was cancelled before it answered",
+        "is_error": True,
+        "origin": "triptych",
+    }
+    assert "Traceback" not in err
+    assert len(fake_provider.requests) == 1
