@@ -42,7 +42,7 @@ from app.providers.record import Recorder
 from app.settings.config import ProviderConfig
 from app.settings.redaction import provider_secrets, scrub
 from app.tools.approval import ApprovalPolicy
-from app.tools.loop import LoopEnd, LoopHooks, LoopOutcome, Round, ToolLoop
+from app.tools.loop import CANCELLED, LoopEnd, LoopHooks, LoopOutcome, Round, ToolLoop
 from app.tools.registry import UnknownTool
 from app.wire.conversation import Conversation
 from app.wire.events import Event, ReasoningDelta, TextDelta
@@ -275,7 +275,9 @@ class _Printer:
         if self.job.question.json_output:
             return
         self._close_reasoning()
-        write_tool_calls([call], self.stderr, self.secrets)
+        self.stderr.write(
+            scrub(clean(f"tool call {call.name} {call.id}: {call.arguments}"), self.secrets) + "\n"
+        )
         self.stderr.write(result_line(call, result, self.secrets) + "\n")
         self.stderr.flush()
 
@@ -329,7 +331,12 @@ class _Printer:
             self.stdout.flush()
         if self._reasoning_open:
             self.stderr.write("\n")
-        write_tool_calls([c for c in turn.tool_calls if c.result is None], self.stderr, secrets)
+        for earlier in outcome.rounds[:-1]:  # their calls were written with their results
+            write_server_tools(earlier.turn, self.stderr, secrets)
+        unanswered = [
+            c for c in turn.tool_calls if c.result is None or c.result.content == CANCELLED
+        ]
+        write_tool_calls(unanswered, self.stderr, secrets)
         write_server_tools(turn, self.stderr, secrets)
         line = summary_line(self.job.provider, turn, timing)
         if len(outcome.rounds) > 1:
