@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from app.headless.ask_tools import GivenResult, ToolSetup
     from app.providers.params import RequestParams
     from app.store import Store
+    from app.wire.attachment import Attachment
 
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
@@ -175,6 +176,14 @@ def _ask_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -
         metavar="KEY=VALUE",
         help="a request parameter (temperature, top_p, max_tokens, stop, seed, "
         "reasoning_effort, thinking_budget, or any body field); VALUE is JSON when it parses",
+    )
+    ask.add_argument(
+        "--attach",
+        action="append",
+        default=[],
+        type=Path,
+        metavar="PATH",
+        help="attach a file: an image (PNG, JPEG, WebP, GIF), a PDF or a text file",
     )
     ask.add_argument("--reasoning", action="store_true", help="show reasoning on stderr")
     ask.add_argument("--json", action="store_true", help="print one JSON object at the end")
@@ -489,9 +498,11 @@ def _question(
     from app.headless.ask import Question
 
     params = request_params(args.param, providers, stderr)
+    attachments = load_attachments(args.attach, providers)
     return Question(
         prompt=read_prompt(args.prompt, stdin),
         params=params,
+        attachments=attachments,
         system=system_prompt(args, config),
         json_output=args.json,
         show_reasoning=args.reasoning,
@@ -533,6 +544,30 @@ def request_params(
     except ParamError as exc:
         raise UsageError(f"--param {exc}") from None
     return params
+
+
+def load_attachments(
+    paths: Sequence[Path], providers: Sequence[ProviderConfig]
+) -> tuple[Attachment, ...]:
+    """`--attach PATH`s read and recognised, within every provider's limits (checked before
+    the prompt is read, so a prompt piped in is not consumed by a run that cannot send it)."""
+    from app.providers.attachments import (
+        AttachmentError,
+        check_limits,
+        load_attachment,
+        read_limit,
+    )
+
+    if not paths:
+        return ()
+    limit, whose = read_limit(providers)
+    try:
+        attachments = tuple(load_attachment(path, limit, whose) for path in paths)
+        for provider in providers:
+            check_limits(attachments, provider)
+    except AttachmentError as exc:
+        raise UsageError(f"--attach {exc}") from None
+    return attachments
 
 
 def system_prompt(args: argparse.Namespace, config: Config) -> str | None:

@@ -44,6 +44,7 @@ from app.settings.redaction import provider_secrets, scrub
 from app.tools.approval import ApprovalPolicy
 from app.tools.loop import CANCELLED, LoopEnd, LoopHooks, LoopOutcome, Round, ToolLoop
 from app.tools.registry import UnknownTool
+from app.wire.attachment import Attachment
 from app.wire.conversation import Conversation
 from app.wire.events import Event, ReasoningDelta, TextDelta
 from app.wire.tools import ToolResult
@@ -70,6 +71,7 @@ class Question:
     connect_timeout: float = 10.0
     demo_pace: float = 1.0  # multiplies the demo's pacing (0: instant)
     params: RequestParams | None = None  # `--param`: over the provider's `params`
+    attachments: tuple[Attachment, ...] = ()  # `--attach`, checked against every provider
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,7 +129,7 @@ async def _ask(job: AskJob, recorder: Recorder | None, printer: _Printer) -> Loo
 async def _ask_with_tools(job: AskJob, recorder: Recorder | None, printer: _Printer) -> LoopOutcome:
     """The tool loop: MCP servers started for this run, closed at its end."""
     conversation = Conversation(system=job.question.system)
-    conversation.add_user(job.question.prompt)
+    conversation.add_user(job.question.prompt, job.question.attachments)
     client = _client(job.provider, job.api_key, job.question, recorder)
     loop: ToolLoop | None = None
     try:
@@ -227,7 +229,7 @@ async def stream_answer(
 ) -> None:
     """Ask one question of one provider, streaming into `turn`; shared by ask and ask --compare."""
     conversation = Conversation(system=question.system)
-    conversation.add_user(question.prompt)
+    conversation.add_user(question.prompt, question.attachments)
     client = _client(provider, api_key, question, recorder)
     try:
         await client.stream(conversation, turn, timing, on_event, params=question.params)

@@ -224,12 +224,14 @@ class ProviderClient:
                 )
             run.recorded = recorded
             self._capture(run, request)
-            run.usage_requested = self._asks_usage(request.body)
+            run.usage_requested = self._asks_usage(request.body) and (
+                params is None or "stream_options" not in params.extra
+            )
             await self._exchange(
                 self._http, run, request.method, request.url, request.headers, request.body
             )
             if run.usage_rejected:
-                await self._again_without_usage(self._http, run, conversation, model)
+                await self._again_without_usage(self._http, run, conversation, model, params)
         except asyncio.CancelledError:
             run.flush()
             run.record_end("stopped")
@@ -274,7 +276,12 @@ class ProviderClient:
         )
 
     async def _again_without_usage(
-        self, http: httpx.AsyncClient, run: _Run, conversation: Conversation, model: str | None
+        self,
+        http: httpx.AsyncClient,
+        run: _Run,
+        conversation: Conversation,
+        model: str | None,
+        params: RequestParams | None,
     ) -> None:
         """A server that refuses `stream_options` (a 400 naming it) is asked once more without
         it; the client remembers, so the next turns do not try again, and the turn says so."""
@@ -282,8 +289,9 @@ class ProviderClient:
         run.turn.notices.append(USAGE_REJECTED)
         run.usage_requested = run.usage_rejected = False
         request = build_request(
-            self._target, conversation, self._key, model=model, exclude=run.turn
+            self._target, conversation, self._key, model=model, exclude=run.turn, params=params
         )
+        run.turn.params = scrub_json(sent_params(request.body), self.secrets)
         if self.recorder is not None:
             run.recorded = self.recorder.exchange(
                 request.method, request.url, request.headers, request.body, self.secrets

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from app.providers.attachments import chat_content, messages_blocks, responses_content
 from app.providers.params import RequestParams, check_for, format_fields
 from app.settings.config import ENDPOINTS, ProviderConfig
 from app.wire.conversation import Conversation, Message
@@ -190,7 +191,10 @@ def chat_messages(system: str | None, messages: list[Message]) -> list[dict[str,
         out.append({"role": "system", "content": system})
     for message in messages:
         if message.role == "user":
-            out.append({"role": "user", "content": message.text})
+            content: str | list[dict[str, Any]] = message.text
+            if message.attachments:
+                content = chat_content(message.text, message.attachments)
+            out.append({"role": "user", "content": content})
             continue
         turn = message.turn
         text = _assistant_text(message)
@@ -224,7 +228,7 @@ def messages_history(messages: list[Message]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for message in messages:
         if message.role == "user":
-            _append_user_blocks(out, [{"type": "text", "text": message.text}])
+            _append_user_blocks(out, messages_blocks(message.text, message.attachments))
             continue
         blocks = assistant_blocks(message)
         if not blocks:
@@ -294,7 +298,10 @@ def responses_input(messages: list[Message]) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for message in messages:
         if message.role == "user":
-            out.append({"type": "message", "role": "user", "content": message.text})
+            content: str | list[dict[str, Any]] = message.text
+            if message.attachments:
+                content = responses_content(message.text, message.attachments)
+            out.append({"type": "message", "role": "user", "content": content})
             continue
         text = _assistant_text(message)
         calls = sendable_calls(message.turn)

@@ -49,6 +49,26 @@ class ConfigError(Exception):
 
 
 @dataclass(frozen=True, slots=True)
+class AttachmentLimits:
+    """What one request may attach, checked before sending: `[providers.NAME.attachments]`.
+    Sizes are of the files themselves (base64 makes the request a third larger)."""
+
+    max_files: int
+    max_file_mb: float  # each file
+    max_total_mb: float  # all files of one prompt together
+
+
+# Defaults that match the big providers: Anthropic's Messages takes images of up to 5 MB and
+# requests of up to 32 MB; OpenAI takes files of up to 20 MB (images) in a 50 MB request.
+DEFAULT_ATTACHMENT_LIMITS = {
+    Api.CHAT: AttachmentLimits(max_files=20, max_file_mb=20, max_total_mb=50),
+    Api.MESSAGES: AttachmentLimits(max_files=20, max_file_mb=5, max_total_mb=32),
+    Api.RESPONSES: AttachmentLimits(max_files=20, max_file_mb=20, max_total_mb=50),
+}
+_LIMIT_KEYS = {f.name for f in fields(AttachmentLimits)}
+
+
+@dataclass(frozen=True, slots=True)
 class ProviderConfig:
     name: str
     api: Api
@@ -67,7 +87,14 @@ class ProviderConfig:
     # Chat Completions: ask for the usage chunk (`stream_options.include_usage`); OpenAI and
     # Antara send no usage without it. False for a server that rejects the field.
     include_usage: bool = True
+    attachments: AttachmentLimits | None = None  # None: DEFAULT_ATTACHMENT_LIMITS for its api
     source: Path | None = None  # the file that defined it, for messages; None when built in
+
+    @property
+    def attachment_limits(self) -> AttachmentLimits:
+        if self.attachments is not None:
+            return self.attachments
+        return DEFAULT_ATTACHMENT_LIMITS[self.api]
 
     @property
     def endpoint_url(self) -> str:
@@ -669,6 +696,8 @@ class _Validator:
         model = self.text(body, (*keys, "model"), required="every provider needs a model")
         secrets = self.secrets(body, keys)
         extras = self.extras(body, keys)
+        if api is not None:
+            extras["attachments"] = self.attachment_limits(body, keys, api)
         if len(self.errors) > errors_before or api is None or base_url is None or model is None:
             return None
         return ProviderConfig(
@@ -745,6 +774,32 @@ class _Validator:
         for header in headers:
             if header.lower() in _SECRET_HEADERS:
                 self.warn((*keys, "headers", header), f"a credential header and {advice}")
+
+    def attachment_limits(
+        self, body: Mapping[str, Any], keys: Keys, api: Api
+    ) -> AttachmentLimits | None:
+        """`[providers.NAME.attachments]`: any of max_files, max_file_mb, max_total_mb; the
+        ones left out keep the api's default. None when the table is absent."""
+        if "attachments" not in body:
+            return None
+        table_keys: Keys = (*keys, "attachments")
+        table = self.table(body, table_keys)
+        self.unknown_keys(table, _LIMIT_KEYS, table_keys)
+        default = DEFAULT_ATTACHMENT_LIMITS[api]
+        files = table.get("max_files", default.max_files)
+        if isinstance(files, bool) or not isinstance(files, int) or files < 0:
+            shown = f"{files}" if isinstance(files, int) else _kind(files)
+            self.error((*table_keys, "max_files"), f"must be a whole number >= 0, not {shown}")
+            files = default.max_files
+        sizes = {
+            name: self.number(table, (*table_keys, name), positive=True)
+            for name in ("max_file_mb", "max_total_mb")
+        }
+        return AttachmentLimits(
+            max_files=files,
+            max_file_mb=sizes["max_file_mb"] or default.max_file_mb,
+            max_total_mb=sizes["max_total_mb"] or default.max_total_mb,
+        )
 
     def extras(self, body: Mapping[str, Any], keys: Keys) -> dict[str, Any]:
         models: list[str] = []

@@ -33,6 +33,7 @@ from app.store.records import (
     Kind,
     StoredConversation,
     in_reading_order,
+    row_to_attachment,
     row_to_message,
     turn_columns,
 )
@@ -40,6 +41,7 @@ from app.store.schema import LATEST_VERSION, SchemaTooNew, migrate
 from app.store.search_index import NO_FTS5_WARNING, ensure_index, fts5_available
 from app.store.transaction import transaction
 from app.store.votes import Vote, insert_vote, select_votes
+from app.wire.attachment import Attachment
 from app.wire.engine import Api
 from app.wire.exchange import CapturedExchange
 from app.wire.turn import Turn, TurnStatus
@@ -53,6 +55,13 @@ _COPIED = (
     "params",
 )  # fmt: skip
 DEFAULT_FILENAME = "history.sqlite3"
+
+
+def _drop_unlinked_attachments(conn: sqlite3.Connection) -> None:
+    """Files no prompt carries any more go with the last prompt that did."""
+    conn.execute(
+        "DELETE FROM attachments WHERE sha256 NOT IN (SELECT sha256 FROM message_attachments)"
+    )
 
 
 def history_path(environ: Mapping[str, str] | None = None) -> Path:
@@ -207,8 +216,11 @@ class Store:
         with self._read() as conn:
             return select_votes(conn, since=since, tag=tag, conversation_id=conversation_id)
 
-    def add_user_message(self, conv_id: int, text: str) -> int:
-        """Store a prompt; committed before this returns, so before any request is sent."""
+    def add_user_message(
+        self, conv_id: int, text: str, attachments: Sequence[Attachment] = ()
+    ) -> int:
+        """Store a prompt with its files; committed before this returns, so before any request
+        is sent. A file's content is stored once, however many prompts carry it."""
         now = self.clock()
         with self._write() as conn:
             self._touch(conn, conv_id, now)
@@ -217,7 +229,19 @@ class Store:
                 "VALUES (?, 'user', ?, ?, ?)",
                 (conv_id, text, now, now),
             )
-        return _rowid(cur)
+            message_id = _rowid(cur)
+            for position, a in enumerate(attachments):
+                conn.execute(
+                    "INSERT OR IGNORE INTO attachments (sha256, media_type, kind, size, data) "
+                    "VALUES (?, ?, ?, ?, ?)",
+                    (a.sha256, a.media_type, a.kind, a.size, a.data),
+                )
+                conn.execute(
+                    "INSERT INTO message_attachments (message_id, position, sha256, name) "
+                    "VALUES (?, ?, ?, ?)",
+                    (message_id, position, a.sha256, a.name),
+                )
+        return message_id
 
     def start_turn(
         self,
@@ -329,6 +353,7 @@ class Store:
                 conn.execute("DELETE FROM votes WHERE conversation_id = ?", (conv_id,))
             cur = conn.execute("DELETE FROM conversations WHERE id = ?", (conv_id,))
             self._found(cur, conv_id)
+            _drop_unlinked_attachments(conn)
 
     def delete_messages_from(self, conv_id: int, message_id: int) -> int:
         """Drop a message and everything after it (retry and edit); returns how many went.
@@ -338,6 +363,7 @@ class Store:
                 "DELETE FROM messages WHERE conversation_id = ? AND COALESCE(reply_to, id) >= ?",
                 (conv_id, message_id),
             )
+            _drop_unlinked_attachments(conn)
         return cur.rowcount
 
     def save_stream(self, turn_id: int, exchange: CapturedExchange) -> bool:
@@ -414,6 +440,16 @@ class Store:
             rows = conn.execute(
                 "SELECT * FROM messages WHERE conversation_id = ? ORDER BY id", (conv_id,)
             ).fetchall()
+            files = conn.execute(
+                "SELECT l.message_id, l.name, a.* FROM message_attachments l "
+                "JOIN attachments a ON a.sha256 = l.sha256 JOIN messages m ON m.id = l.message_id "
+                "WHERE m.conversation_id = ? ORDER BY l.message_id, l.position",
+                (conv_id,),
+            ).fetchall()
+        attached: dict[int, list[Attachment]] = {}
+        for f in files:
+            attached.setdefault(f["message_id"], []).append(row_to_attachment(f))
+        messages = [row_to_message(r, tuple(attached.get(r["id"], ()))) for r in rows]
         return StoredConversation(
             id=row["id"],
             title=row["title"],
@@ -421,7 +457,7 @@ class Store:
             system=row["system"],
             created_at=row["created_at"],
             updated_at=row["updated_at"],
-            messages=in_reading_order([row_to_message(r) for r in rows]),
+            messages=in_reading_order(messages),
             batch_id=row["batch_id"],
         )
 

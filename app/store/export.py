@@ -20,6 +20,7 @@ from app.display.plain_text import plain_snippet
 from app.display.sanitize import HIDDEN, reveal_hidden
 from app.store.db import Store
 from app.store.records import ConversationSummary, StoredConversation, StoredMessage
+from app.wire.attachment import Attachment
 
 ExportFormat = Literal["md", "json"]
 EXPORT_FORMATS: tuple[ExportFormat, ...] = ("md", "json")
@@ -118,6 +119,16 @@ def _message_dict(m: StoredMessage, streams: Mapping[int, str | None] | None) ->
     out["created_at"] = _iso(m.created_at)
     turn = m.turn
     if turn is None:
+        out["attachments"] = [
+            {
+                "name": a.name,
+                "media_type": a.media_type,
+                "kind": a.kind,
+                "size": a.size,
+                "sha256": a.sha256,
+            }
+            for a in m.attachments
+        ]
         return out
     usage = turn.usage
     out.update(
@@ -182,6 +193,8 @@ def to_markdown(conv: StoredConversation, streams: Mapping[int, str | None] | No
     for m in conv.messages:
         if m.turn is None:
             lines += ["## You", "", m.text, ""]
+            if m.attachments:
+                lines += [_attached(a) for a in m.attachments] + [""]
             continue
         lines += [_assistant_heading(m, compare), ""]
         turn = m.turn
@@ -226,6 +239,12 @@ def _longest_run(text: str, char: str) -> int:
 def _assistant_heading(m: StoredMessage, compare: bool) -> str:
     who = f"{m.provider} · {m.model}" if m.model else str(m.provider)
     return f"## {who} (pane {m.pane})" if compare else f"## {who}"
+
+
+def _attached(a: Attachment) -> str:
+    """One attached file: its name (as code: a name may hold Markdown), type, size, hash."""
+    name = a.name.replace("`", "'")
+    return f"- attached `{name}` ({a.media_type}, {a.size:,} bytes, sha256 {a.sha256[:12]})"
 
 
 def _sent_with(params: dict[str, Any]) -> str:

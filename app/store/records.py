@@ -13,6 +13,9 @@ import sqlite3
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from app.wire.attachment import KINDS as ATTACHMENT_KINDS
+from app.wire.attachment import Attachment
+from app.wire.attachment import Kind as AttachmentKind
 from app.wire.conversation import Conversation, Message
 from app.wire.events import Source, StreamError, Usage
 from app.wire.tools import ToolResult
@@ -63,6 +66,7 @@ class StoredMessage:
     # The prompt this answer replies to, for an answer stored after later prompts: a copy
     # carried into a pane added mid-comparison. None: the prompt before it.
     reply_to: int | None = None
+    attachments: tuple[Attachment, ...] = ()  # a prompt's files, in the order attached
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,7 +116,7 @@ class StoredConversation:
     def conversation(self, pane: int = 0) -> Conversation:
         """The history one pane continues from: every prompt, and that pane's answers only."""
         messages = [
-            Message(m.role, m.text, m.turn)
+            Message(m.role, m.text, m.turn, m.attachments)
             for m in self.messages
             if m.role == "user" or m.pane == pane
         ]
@@ -182,7 +186,19 @@ def row_to_turn(row: sqlite3.Row) -> Turn:
     return turn
 
 
-def row_to_message(row: sqlite3.Row) -> StoredMessage:
+def row_to_attachment(row: sqlite3.Row) -> Attachment:
+    """A `message_attachments` row joined with its `attachments` content."""
+    kind: AttachmentKind = next((k for k in ATTACHMENT_KINDS if k == row["kind"]), "text")
+    return Attachment(
+        name=row["name"],
+        media_type=row["media_type"],
+        kind=kind,
+        data=bytes(row["data"]),
+        sha256=row["sha256"],
+    )
+
+
+def row_to_message(row: sqlite3.Row, attachments: tuple[Attachment, ...] = ()) -> StoredMessage:
     assistant = row["role"] == "assistant"
     return StoredMessage(
         id=row["id"],
@@ -197,6 +213,7 @@ def row_to_message(row: sqlite3.Row) -> StoredMessage:
         ttft_ms=row["ttft_ms"],
         duration_ms=row["duration_ms"],
         reply_to=row["reply_to"],
+        attachments=attachments,
     )
 
 
@@ -252,6 +269,7 @@ __all__ = [
     "StoredMessage",
     "first_line",
     "in_reading_order",
+    "row_to_attachment",
     "row_to_message",
     "row_to_turn",
     "turn_columns",

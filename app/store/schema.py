@@ -154,6 +154,27 @@ MIGRATIONS: tuple[Migration, ...] = (
         );
         """,
     ),
+    Migration(
+        7,
+        "files attached to prompts: each content once, by its SHA-256, linked to its prompts",
+        """
+        CREATE TABLE attachments (
+            sha256 TEXT PRIMARY KEY,
+            media_type TEXT NOT NULL,
+            kind TEXT NOT NULL CHECK (kind IN ('image', 'text', 'pdf')),
+            size INTEGER NOT NULL,
+            data BLOB NOT NULL
+        );
+        CREATE TABLE message_attachments (
+            message_id INTEGER NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+            position INTEGER NOT NULL,
+            sha256 TEXT NOT NULL REFERENCES attachments(sha256),
+            name TEXT NOT NULL,
+            PRIMARY KEY (message_id, position)
+        );
+        CREATE INDEX message_attachments_by_content ON message_attachments (sha256);
+        """,
+    ),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

@@ -49,6 +49,7 @@ from app.store.session_records import (
     done_future,
 )
 from app.store.writer import StoreWriter
+from app.wire.attachment import Attachment
 from app.wire.conversation import Conversation, Message
 from app.wire.exchange import CapturedExchange
 
@@ -321,9 +322,9 @@ class PaneHistory:
         record = old.history.record(kind=old.kind, system=old.system)
         return PaneHistory(record, self.pane, self.owns_prompts)
 
-    def prompt(self, text: str) -> None:
+    def prompt(self, text: str, attachments: tuple[Attachment, ...] = ()) -> None:
         if self.owns_prompts:
-            self.record.prompt(text)
+            self.record.prompt(text, attachments)
 
     def start_turn(self, provider: str, model: str, api: str) -> TurnRecord:
         return self.record.start_turn(pane=self.pane, provider=provider, model=model, api=api)
@@ -332,7 +333,9 @@ class PaneHistory:
 def continued_conversation(stored: StoredConversation, pane: int = 0) -> Conversation:
     """The history a pane continues from, as the live pane would have built it."""
     messages = [
-        Message("user", m.text) if m.turn is None else Message("assistant", m.turn.text, m.turn)
+        Message("user", m.text, attachments=m.attachments)
+        if m.turn is None
+        else Message("assistant", m.turn.text, m.turn)
         for m in continued_messages(stored, pane)
     ]
     return Conversation(stored.system, messages)

@@ -19,6 +19,7 @@ from app.providers.client import Timing
 from app.store import ConversationNotFound, Kind, Store, StoredConversation, StoredMessage
 from app.store.records import turn_columns
 from app.store.saver import SaveSchedule
+from app.wire.attachment import Attachment
 from app.wire.exchange import CapturedExchange
 from app.wire.turn import Turn
 
@@ -56,7 +57,7 @@ class ConversationRecord:
         self.conv_id: int | None = None
         self.prompt_ids: list[int] = []  # store ids of the prompts, oldest first
 
-    def prompt(self, text: str) -> Future[None] | None:
+    def prompt(self, text: str, attachments: tuple[Attachment, ...] = ()) -> Future[None] | None:
         """Store a prompt, before any request for it (the turn's `written` waits for it); the
         conversation is created on the first one. None when history is off."""
         if self.history.store is None:
@@ -66,11 +67,11 @@ class ConversationRecord:
             if self.conv_id is None:
                 self.conv_id = store.create_conversation(kind=self.kind, system=self.system)
             try:
-                message_id = store.add_user_message(self.conv_id, text)
+                message_id = store.add_user_message(self.conv_id, text, attachments)
             except ConversationNotFound:  # deleted (perhaps by another instance): start anew
                 self.conv_id = store.create_conversation(kind=self.kind, system=self.system)
                 self.prompt_ids = []
-                message_id = store.add_user_message(self.conv_id, text)
+                message_id = store.add_user_message(self.conv_id, text, attachments)
             self.prompt_ids.append(message_id)
 
         return self.history.submit(write)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from app.wire.attachment import Attachment
 from app.wire.turn import Turn
 
 
@@ -18,6 +19,8 @@ class Message:
     role: Literal["user", "assistant"]
     text: str
     turn: Turn | None = None  # the assistant's folded turn; None for user messages
+    # Files sent with a prompt, in order; sent again with every later request of the chat.
+    attachments: tuple[Attachment, ...] = ()
 
 
 @dataclass(slots=True)
@@ -25,8 +28,8 @@ class Conversation:
     system: str | None = None
     messages: list[Message] = field(default_factory=list)
 
-    def add_user(self, text: str) -> Message:
-        message = Message("user", text)
+    def add_user(self, text: str, attachments: tuple[Attachment, ...] = ()) -> Message:
+        message = Message("user", text, attachments=attachments)
         self.messages.append(message)
         return message
 

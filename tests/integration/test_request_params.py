@@ -379,3 +379,18 @@ def test_a_file_from_before_the_params_column_migrates(tmp_path: Path) -> None:
     assert (answer.text, answer.params) == ("a", {})
     assert "params" not in to_markdown(store.load(1))
     store.close()
+
+
+def test_the_retry_without_stream_options_keeps_the_params(
+    fake_provider: FakeProvider, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rejected = "Unrecognized request argument supplied: stream_options"
+    fake_provider.push(fake.http_error(Api.CHAT, 400, "invalid_request_error", rejected))
+    fake_provider.push(fake.stream(Api.CHAT))
+    code, out, _ = ask(capsys, fake_provider, Api.CHAT, "temperature=0.4", "seed=2")
+    assert code == 0
+    first, second = (request.json for request in fake_provider.requests)
+    asked = {"model": "m-9", **QUESTION[Api.CHAT], "temperature": 0.4, "seed": 2, "stream": True}
+    assert first == {**asked, **USAGE}
+    assert second == asked
+    assert json.loads(out)["params"] == {"temperature": 0.4, "seed": 2}  # what the answer got

@@ -99,6 +99,7 @@ def test_json_export_holds_every_field_and_parses(history: Store) -> None:
         "role": "user",
         "text": "Weather in Paris?\nThanks",
         "created_at": user["created_at"],
+        "attachments": [],
     }
     assert answer["text"] == "Sunny, \x1b[31mred\x1b[0m and 21 °C.\r\nDone"  # exact, as received
     assert (answer["provider"], answer["model"], answer["api"], answer["pane"]) == (
