@@ -9,6 +9,7 @@
                  [--reasoning] [--json] [--record FILE]
     triptych providers | config [--example] | history | export ID [--format md|json] [--raw]
     triptych replay FILE
+    triptych serve [--host 127.0.0.1] [--port 8000] [--public-url URL]
     triptych leaderboard [--json] [--since DATE] [--tag TAG]
     triptych batch FILE --compare A,B[,...] [--concurrency N] [--repeat K] [--system TEXT]
                    [--out PATH] [--tag TAG]
@@ -97,6 +98,21 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument(
         "--raw", action="store_true", help="add each answer's kept raw stream (a recording)"
     )
+    serve = commands.add_parser(
+        "serve",
+        help="serve the app to a browser (textual-serve: pip install 'triptych[serve]')",
+        description=(
+            "Serve the app to a web browser with textual-serve; each tab runs its own triptych. "
+            "textual-serve has no authentication: it listens on 127.0.0.1 unless --host says "
+            "otherwise."
+        ),
+    )
+    serve.add_argument("--host", default="127.0.0.1", help="the address to listen on")
+    serve.add_argument("--port", type=int, default=8000, help="the port to listen on")
+    serve.add_argument(
+        "--public-url", metavar="URL", help="the URL browsers reach it by (behind a proxy)"
+    )
+    _config_flag(serve)
     replay = commands.add_parser("replay", help="decode a file written by `ask --record`")
     replay.add_argument("file", type=Path, metavar="FILE")
     _batch_parser(commands)
@@ -272,6 +288,8 @@ def _dispatch(
         return replay(args.file, stdout, stderr)
     if command == "config":
         return _config(args, environ, stdout)
+    if command == "serve":
+        return _serve(args, environ, stderr)
     if command == "leaderboard":
         return _leaderboard(args, stdout, stderr)
     config = _load(args, environ, stderr)
@@ -333,6 +351,46 @@ def _tui(args: argparse.Namespace, config: Config) -> int:
         compare=compare,
         continue_last=args.continue_last,
     )
+
+
+def _serve(args: argparse.Namespace, environ: Mapping[str, str], stderr: TextIO) -> int:
+    """`triptych serve`: the config is checked here first (exit 2 on a bad one), then each
+    browser tab runs `triptych` with the same top-level flags."""
+    from app.ui.serve import INSTALL_HINT, LOCAL_HOSTS, run_server, serve_available
+
+    if not serve_available():
+        raise UsageError(INSTALL_HINT)
+    if not 1 <= args.port <= 65535:
+        raise UsageError(f"--port must be a number from 1 to 65535, not {args.port}")
+    config = _load(args, environ, stderr)
+    if args.provider is not None:
+        config.provider(args.provider)
+    if args.system_preset is not None:
+        config.preset(args.system_preset)
+    forwarded: list[str] = []
+    if args.config is not None:
+        forwarded += ["--config", str(Path(args.config).resolve())]
+    for flag, value in (
+        ("--provider", args.provider),
+        ("--model", args.model),
+        ("--system-preset", args.system_preset),
+        ("--compare", args.compare),
+    ):
+        if value is not None:
+            forwarded += [flag, value]
+    if args.host not in LOCAL_HOSTS:
+        print(
+            f"triptych: warning: serving on {args.host}: textual-serve has no authentication; "
+            f"anyone who can reach port {args.port} there uses this app, with your API keys",
+            file=stderr,
+        )
+    try:
+        run_server(forwarded, args.host, args.port, args.public_url)
+    except OSError as exc:
+        raise UsageError(
+            f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}"
+        ) from None
+    return 0
 
 
 def _check_compare(args: argparse.Namespace, config: Config) -> None:
