@@ -8,6 +8,7 @@
     triptych ask [PROMPT] --compare A,B[,C[,D]] [--system TEXT | --system-preset NAME]
                  [--reasoning] [--json] [--record FILE]
     triptych providers | config [--example] | history | export ID [--format md|json] [--raw]
+    triptych tools [--json]
     triptych replay FILE
     triptych serve [--host 127.0.0.1] [--port 8000] [--public-url URL]
     triptych leaderboard [--json] [--since DATE] [--tag TAG]
@@ -82,6 +83,11 @@ def build_parser() -> argparse.ArgumentParser:
     _ask_parser(commands)
     providers = commands.add_parser("providers", help="list the configured providers and keys")
     _config_flag(providers)
+    tools = commands.add_parser(
+        "tools", help="list the tools offered to the model ([tools] and MCP servers' tools)"
+    )
+    tools.add_argument("--json", action="store_true", help="print one JSON list")
+    _config_flag(tools)
     config = commands.add_parser(
         "config", help="say which config file is read; --example prints one to start from"
     )
@@ -300,11 +306,27 @@ def _dispatch(
         if config.path is None:
             stdout.write(create_config_hint(locate_config(args.config, environ).path) + "\n")
         return 0
+    if command == "tools":
+        return _tools(args, config, stdout, stderr)
     if command == "ask":
         return _ask(args, config, environ, stdin, stdout, stderr)
     if command == "batch":
         return _batch(args, config, environ, stdout, stderr)
     return _tui(args, config)
+
+
+def _tools(args: argparse.Namespace, config: Config, stdout: TextIO, stderr: TextIO) -> int:
+    from app.headless.ask_tools import ToolSetup
+    from app.headless.tool_list import list_tools
+    from app.tools.mcp_client import missing_sdk_message, sdk_installed
+
+    servers = tuple(config.mcp.values())
+    if servers and not sdk_installed():
+        raise UsageError(missing_sdk_message(servers))
+    setup = ToolSetup(
+        local=tuple(config.tools.values()), servers=servers, timeout=config.tool_timeout
+    )
+    return list_tools(setup, stdout, stderr, as_json=args.json)
 
 
 def _config(args: argparse.Namespace, environ: Mapping[str, str], stdout: TextIO) -> int:

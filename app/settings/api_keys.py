@@ -10,7 +10,7 @@ import os
 from collections.abc import Mapping
 
 from app.settings.config import Config, ConfigError, ProviderConfig
-from app.settings.redaction import provider_secrets, shown_env_name, unique
+from app.settings.redaction import mcp_secrets, provider_secrets, shown_env_name, unique
 
 
 class MissingApiKey(ConfigError):
@@ -51,10 +51,15 @@ def require_api_key(
 
 
 def config_secrets(config: Config, environ: Mapping[str, str] | None = None) -> tuple[str, ...]:
-    """Every secret of every provider the config knows, keys from the environment included:
-    what a crash report, which may quote anything, is scrubbed of."""
+    """Every secret of every provider and MCP server the config knows, keys from the
+    environment included: what a crash report, which may quote anything, is scrubbed of."""
     return unique(
-        secret
-        for provider in config.providers.values()
-        for secret in provider_secrets(provider, resolve_api_key(provider, environ))
+        [
+            *(
+                secret
+                for provider in config.providers.values()
+                for secret in provider_secrets(provider, resolve_api_key(provider, environ))
+            ),
+            *(secret for server in config.mcp.values() for secret in mcp_secrets(server)),
+        ]
     )

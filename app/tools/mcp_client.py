@@ -97,7 +97,7 @@ class McpServers:
         self._stack.push_async_callback(_close_quietly, stack)
         self.connections[config.name] = _Connection(config, client, timeout)
         for tool in listing.tools:
-            schema = tool.input_schema if isinstance(tool.input_schema, dict) else {}
+            schema = offered_schema(tool.input_schema)
             self.listed.append(RemoteTool(config.name, tool.name, tool.description or "", schema))
 
     async def call(self, tool: Tool, arguments: dict[str, Any]) -> ToolResult:
@@ -222,6 +222,16 @@ def _result_text(content: Sequence[Any], structured: Any) -> str:
     return "\n".join(parts)
 
 
+def offered_schema(schema: Any) -> dict[str, Any]:
+    """A server's input schema as providers take it: an object schema with `properties`
+    (a server may list `{}` or leave them out, which some providers reject)."""
+    offered: dict[str, Any] = dict(schema) if isinstance(schema, dict) else {}
+    offered.setdefault("type", "object")
+    if offered["type"] == "object":
+        offered.setdefault("properties", {})
+    return offered
+
+
 def _error(message: str) -> ToolResult:
     return ToolResult(message, is_error=True, origin=ResultOrigin.TRIPTYCH)
 
@@ -230,4 +240,4 @@ def _size(count: int) -> str:
     return f"{count / (1024 * 1024):.1f} MiB" if count >= 1024 * 1024 else f"{count // 1024} KiB"
 
 
-__all__ = ["MAX_RESULT", "McpServers", "missing_sdk_message", "sdk_installed"]
+__all__ = ["MAX_RESULT", "McpServers", "missing_sdk_message", "offered_schema", "sdk_installed"]

@@ -456,3 +456,53 @@ def test_ctrl_c_during_a_tool_call_cancels_it_and_exits_130(
     }
     assert "Traceback" not in err
     assert len(fake_provider.requests) == 1
+
+
+def test_triptych_tools_lists_every_tool_under_the_names_to_use(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, fake_provider: FakeProvider
+) -> None:
+    servers = (
+        '[tools.get_weather]\ndescription = "By hand\\nsecond line"\n'
+        + stdio_server("a")
+        + '[mcp.bad]\ncommand = ["/nonexistent/mcp-server"]\n'
+    )
+    config = config_file(tmp_path, fake_provider.url, servers)
+    code = cli.main(["tools", "--config", config])
+    out, err = capsys.readouterr()
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0].split() == ["tool", "sent", "as", "answered", "description"]
+    assert lines[1].split() == ["get_weather", "by", "hand", "By", "hand"]
+    assert lines[2].split() == [
+        "a.get_weather",
+        "a_get_weather",
+        "mcp",
+        "a",
+        "The",
+        "weather",
+        "now",
+        "in",
+        "a",
+        "city",
+    ]
+    assert "MCP server 'bad' failed to start" in err
+    code = cli.main(["tools", "--config", config, "--json"])
+    listed = json.loads(capsys.readouterr().out)
+    assert listed[1] == {
+        "name": "a.get_weather",
+        "wire_name": "a_get_weather",
+        "server": "a",
+        "description": "The weather now in a city",
+        "parameters": listed[1]["parameters"],
+    }
+    assert listed[1]["parameters"]["required"] == ["city"]
+    assert fake_provider.requests == []  # listing asks no model
+
+
+def test_a_schema_a_server_leaves_open_is_offered_as_an_object() -> None:
+    from app.tools.mcp_client import offered_schema
+
+    assert offered_schema({}) == {"type": "object", "properties": {}}
+    assert offered_schema(None) == {"type": "object", "properties": {}}
+    kept = {"type": "object", "properties": {"a": {"type": "string"}}}
+    assert offered_schema(kept) == kept

@@ -353,3 +353,19 @@ def test_use_tools_chooses_and_unknown_names_are_usage_errors(
     code, _, err = ask(capsys, config, "--no-tools", "--use-tools", "clock")
     assert code == 2
     assert len(fake_provider.requests) == 1  # no usage error reached the provider
+
+
+def test_record_keeps_every_request_of_the_loop(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, fake_provider: FakeProvider
+) -> None:
+    fake_provider.push(fake.stream(Api.CHAT, tool_answer()), fake.stream(Api.CHAT, FINAL))
+    config = config_file(tmp_path, Api.CHAT, fake_provider.url)
+    recording = tmp_path / "loop.jsonl"
+    code, _, _ = ask(
+        capsys, config, "--record", str(recording), "--tool-result", f"get_weather={RESULT}"
+    )
+    assert code == 0
+    lines = [json.loads(line) for line in recording.read_text(encoding="utf-8").splitlines()]
+    requests = [line for line in lines if line["type"] == "request"]
+    assert len(requests) == 2
+    assert [line["type"] for line in lines].count("end") == 2

@@ -108,3 +108,18 @@ def test_unknown_keys_in_a_tool_or_server_are_warned_about(tmp_path: Path) -> No
         for w in config.warnings
     )
     assert any("mcp.m.args: unknown key" in w for w in config.warnings)
+
+
+def test_a_crash_report_is_scrubbed_of_mcp_secrets_too(tmp_path: Path) -> None:
+    from app.settings.api_keys import config_secrets
+
+    config = load_config(
+        write(
+            tmp_path,
+            '[mcp.web]\nurl = "http://h/mcp"\nheaders = { "X-Api-Key" = "hdr-secret-9876" }\n'
+            '[mcp.cmd]\ncommand = ["x"]\nenv = { GITHUB_TOKEN = "ghp_envsecret123" }\n',
+        )
+    )
+    secrets = config_secrets(config, {})
+    assert "hdr-secret-9876" in secrets
+    assert "ghp_envsecret123" in secrets
