@@ -115,6 +115,18 @@ ALIASES = {
 }
 
 
+_TAKEN_BY = {
+    Api.CHAT: frozenset(KNOBS) - {"thinking_budget"},
+    Api.MESSAGES: frozenset(KNOBS) - {"seed", "reasoning_effort"},
+    Api.RESPONSES: frozenset(KNOBS) - {"stop", "seed", "thinking_budget"},
+}
+
+
+def knobs_for(api: Api) -> tuple[str, ...]:
+    """The knobs `api` has a field for, in KNOBS order: what a parameters panel offers."""
+    return tuple(name for name in KNOBS if name in _TAKEN_BY[api])
+
+
 def unknown_key_hint(key: str) -> str:
     """ "; did you mean temperature?" when an unknown key is a near miss of a knob, else ""."""
     if key in KNOBS or key in ALIASES:
@@ -286,6 +298,7 @@ __all__ = [
     "RequestParams",
     "check_for",
     "format_fields",
+    "knobs_for",
     "parse_assignment",
     "sent_params",
     "unknown_key_hint",

@@ -16,7 +16,14 @@ import pytest
 
 from app import cli
 from app.providers.client import ProviderClient
-from app.providers.params import ParamError, RequestParams, check_for, format_fields
+from app.providers.params import (
+    KNOBS,
+    ParamError,
+    RequestParams,
+    check_for,
+    format_fields,
+    knobs_for,
+)
 from app.store import Store
 from app.store.export import to_json, to_markdown
 from app.store.schema import MIGRATIONS
@@ -394,3 +401,32 @@ def test_the_retry_without_stream_options_keeps_the_params(
     assert first == {**asked, **USAGE}
     assert second == asked
     assert json.loads(out)["params"] == {"temperature": 0.4, "seed": 2}  # what the answer got
+
+
+@pytest.mark.parametrize("api", list(Api))
+def test_knobs_for_lists_exactly_what_the_format_accepts(api: Api) -> None:
+    """A panel offers these; every other knob is refused by check_for."""
+    values = {
+        "temperature": 0.5,
+        "top_p": 0.5,
+        "max_output_tokens": 5000,
+        "stop": ("x",),
+        "seed": 1,
+        "reasoning_effort": "low",
+        "thinking_budget": 2048,
+    }
+    for name in KNOBS:
+        params = RequestParams(**{name: values[name]})
+        if name in knobs_for(api):
+            check_for(params, api, 4096)
+        else:
+            with pytest.raises(ParamError):
+                check_for(params, api, 4096)
+    assert knobs_for(Api.CHAT) == (
+        "temperature",
+        "top_p",
+        "max_output_tokens",
+        "stop",
+        "seed",
+        "reasoning_effort",
+    )
