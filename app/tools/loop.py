@@ -119,6 +119,8 @@ class ToolLoop:
                 return LoopOutcome(rounds, LoopEnd.ENDED)
             if not calls:
                 return LoopOutcome(rounds, LoopEnd.ANSWERED)
+            if not self.registry:  # nothing was offered (every server failed): answer nothing
+                return LoopOutcome(rounds, LoopEnd.UNANSWERED)
             if len(rounds) >= self.limit:
                 return LoopOutcome(rounds, LoopEnd.LIMIT)
             if not await self.answer_all(calls):

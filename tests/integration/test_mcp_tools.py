@@ -506,3 +506,17 @@ def test_a_schema_a_server_leaves_open_is_offered_as_an_object() -> None:
     assert offered_schema(None) == {"type": "object", "properties": {}}
     kept = {"type": "object", "properties": {"a": {"type": "string"}}}
     assert offered_schema(kept) == kept
+
+
+def test_when_every_server_failed_a_tool_call_is_left_as_before(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, fake_provider: FakeProvider
+) -> None:
+    fake_provider.push(fake.stream(Api.CHAT, calling("get_weather", '{"city": "Paris"}')))
+    config = config_file(tmp_path, fake_provider.url, stdio_server("broken", "--exit-at-start"))
+    code, out, err = ask(capsys, config, "--tools", "auto", "--yes")
+    assert code == 0
+    assert "MCP server 'broken' failed to start" in err
+    assert len(fake_provider.requests) == 1
+    assert "tools" not in fake_provider.requests[0].json
+    document = json.loads(out)
+    assert (document["rounds"], document["tool_calls"][0]["result"]) == (1, None)
