@@ -333,9 +333,9 @@ class PaneHistory:
 def continued_conversation(stored: StoredConversation, pane: int = 0) -> Conversation:
     """The history a pane continues from, as the live pane would have built it."""
     messages = [
-        Message("user", m.text, attachments=m.attachments)
+        Message("user", m.text, attachments=m.attachments, stored_id=m.id)
         if m.turn is None
-        else Message("assistant", m.turn.text, m.turn)
+        else Message("assistant", m.turn.text, m.turn, stored_id=m.id)
         for m in continued_messages(stored, pane)
     ]
     return Conversation(stored.system, messages)

@@ -31,7 +31,7 @@ from app.store.session import History, PaneHistory
 from app.ui import textual_layout
 from app.ui.clipboard import copy_text
 from app.ui.crash_report import crash_report
-from app.ui.flows import choosing, comparing
+from app.ui.flows import choosing, comparing, inspecting
 from app.ui.flows.connect import ClientMaker, StartChoice, start_choice
 from app.ui.flows.conversations import Conversations
 from app.ui.flows.host import ChatHost
@@ -151,7 +151,9 @@ class TriptychApp(ChatHost):
         return 0 if turn is None else len(turn.text_parts)
 
     def get_default_screen(self) -> Screen[Any]:
-        self.chat_screen = ChatScreen(self.pane, welcome=self.welcome_facts)
+        self.chat_screen = ChatScreen(
+            self.pane, welcome=self.welcome_facts, streams=self.history.stream
+        )
         return self.chat_screen
 
     def welcome_facts(self) -> WelcomeFacts:
@@ -267,6 +269,11 @@ class TriptychApp(ChatHost):
         self, message: ChatScreen.CompareWithRequested
     ) -> None:
         comparing.pick_comparison(self)
+
+    def on_chat_screen_save_recording_requested(
+        self, message: ChatScreen.SaveRecordingRequested
+    ) -> None:
+        inspecting.save_recording(self, message.exchange, message.provider)
 
     def on_chat_screen_export_requested(self, message: ChatScreen.ExportRequested) -> None:
         self.conversations.export(message.fmt)

@@ -21,6 +21,8 @@ class Message:
     turn: Turn | None = None  # the assistant's folded turn; None for user messages
     # Files sent with a prompt, in order; sent again with every later request of the chat.
     attachments: tuple[Attachment, ...] = ()
+    # The history's id for a message reopened from it (its kept stream is read by this id).
+    stored_id: int | None = field(default=None, compare=False)
 
 
 @dataclass(slots=True)

@@ -23,6 +23,7 @@ CHAT = [
     "New chat",
     "Compare with…",
     "Toggle reasoning panes",
+    "Inspect the wire",
     "Copy last answer",
     "Change theme…",
     "History…",

@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Header
@@ -27,9 +28,12 @@ from app.store import ExportFormat
 from app.ui.clipboard import copy_text
 from app.ui.palette import Choice, ScreenCommands
 from app.ui.widgets.chat_pane import ChatPane
+from app.ui.widgets.frame_list import FrameList
+from app.ui.widgets.inspector import Inspector
 from app.ui.widgets.prompt import PromptInput
 from app.ui.widgets.welcome import Welcome, WelcomeFacts
 from app.wire.conversation import Conversation
+from app.wire.exchange import CapturedExchange
 
 HISTORY_KEY = "ctrl+o"
 HISTORY_HELP = f"{HISTORY_KEY}: search, reopen, rename, delete"
@@ -69,6 +73,7 @@ class ChatCommands(ScreenCommands):
                 "side by side, same conversation",
             ),
             Choice("Toggle reasoning panes", ask(ChatScreen.ToggleReasoningRequested), "ctrl+r"),
+            Choice("Inspect the wire", chat.later("inspect"), "f2: the last answer's frames"),
             Choice("Copy last answer", chat.copy_answer, "raw Markdown"),
             Choice("Change theme…", app.search_themes, f"now: {app.theme}"),
             Choice("History…", partial(app.run_action, "app.show_history"), HISTORY_HELP),
@@ -115,6 +120,7 @@ class ChatScreen(Screen[None]):
         ),
         Binding("ctrl+t", "retry", "retry", tooltip="after a stopped, cut or failed answer"),
         Binding("ctrl+r", "toggle_reasoning", "reasoning", tooltip="open or close every pane"),
+        Binding("f2", "inspect", "inspect", tooltip="the wire of the last answer, beside it"),
         Binding("ctrl+n", "new_chat", "new chat", tooltip="this one stays in the history"),
         Binding("ctrl+o", "app.show_history", "history", tooltip="search, reopen, rename"),
         Binding(
@@ -147,6 +153,14 @@ class ChatScreen(Screen[None]):
     class ToggleReasoningRequested(Message):
         """Ctrl+R: open or close every reasoning pane (the app keeps the setting)."""
 
+    class SaveRecordingRequested(Message):
+        """Save the inspected exchange as a recording file (the `--record` format)."""
+
+        def __init__(self, exchange: CapturedExchange, provider: str) -> None:
+            super().__init__()
+            self.exchange = exchange
+            self.provider = provider
+
     class ExportRequested(Message):
         """Export the chat's conversation as `fmt`."""
 
@@ -154,11 +168,21 @@ class ChatScreen(Screen[None]):
             super().__init__()
             self.fmt: ExportFormat = fmt
 
-    def __init__(self, pane: ChatPane, welcome: Callable[[], WelcomeFacts] | None = None) -> None:
-        """`welcome`: what the card in an empty chat says (None: no card)."""
+    def __init__(
+        self,
+        pane: ChatPane,
+        welcome: Callable[[], WelcomeFacts] | None = None,
+        streams: Callable[[int], CapturedExchange | None] = lambda _id: None,
+    ) -> None:
+        """`welcome`: what the card in an empty chat says (None: no card); `streams`: a
+        reopened answer's kept stream by its history id (for the inspector)."""
         super().__init__()
         self.pane = pane
         self._welcome = welcome
+        self._streams = streams
+        self._read: set[int] = set()
+        self.inspector = Inspector(id="inspector")
+        self.inspector.display = False
         self.prompt = PromptInput(id="prompt")
         # While set, the prompt holds the last prompt of this conversation; sending it replaces
         # the last exchange (only if the pane still shows that conversation).
@@ -166,7 +190,9 @@ class ChatScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Header(icon="◧")
-        yield self.pane
+        with Horizontal(id="chat-body"):
+            yield self.pane
+            yield self.inspector
         yield self.prompt
         yield Footer()
 
@@ -216,6 +242,46 @@ class ChatScreen(Screen[None]):
 
     def action_toggle_reasoning(self) -> None:
         self.post_message(self.ToggleReasoningRequested())
+
+    # -- the inspector (F2) ---------------------------------------------------------------------
+
+    def action_inspect(self) -> None:
+        """Open the inspector beside the conversation on the last answer, or close it."""
+        inspector = self.inspector
+        if inspector.display:
+            inspector.unfollow()
+            inspector.display = False
+            self.prompt.focus()
+            return
+        inspector.display = True
+        inspector.follow(self.inspected_exchange)
+        inspector.query_one(FrameList).focus()
+
+    def inspected_exchange(self) -> CapturedExchange | None:
+        """The last answer's exchange: the one streaming or just done, else the conversation's
+        last answer, read back from the history once when it was reopened."""
+        turn = self.pane.turn
+        if turn is not None and (turn.exchange is not None or not turn.done):
+            return turn.exchange  # streaming (None until the request is sent) or just done
+        for message in reversed(self.pane.conversation.messages):
+            if message.role != "assistant" or message.turn is None:
+                continue
+            stored = message.stored_id
+            if message.turn.exchange is None and stored is not None and stored not in self._read:
+                self._read.add(stored)  # read once: an answer with no kept stream stays None
+                message.turn.exchange = self._streams(stored)
+            return message.turn.exchange
+        return None
+
+    def on_inspector_copy_frame(self, message: Inspector.CopyFrame) -> None:
+        message.stop()
+        self.copy(message.text)
+
+    def on_inspector_save_exchange(self, message: Inspector.SaveExchange) -> None:
+        message.stop()
+        exchange = self.inspector.exchange
+        if exchange is not None:
+            self.post_message(self.SaveRecordingRequested(exchange, self.pane.provider.name))
 
     async def action_new_chat(self) -> None:
         if self.editing is not None:

@@ -12,6 +12,7 @@ frame, save the exchange as a recording. The screen or app does those.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import ClassVar
 
 from textual.app import ComposeResult
@@ -24,10 +25,11 @@ from app.display.timeline import Arrival, Timeline
 from app.display.wire_text import cut, escaped_bytes, event_name, pretty, size_text, visible
 from app.ui.widgets.frame_list import FrameList
 from app.ui.widgets.timeline import StreamTimeline
-from app.wire.events import ReasoningDelta, TextDelta
+from app.wire.events import ReasoningDelta, TextDelta, Usage
 from app.wire.exchange import CapturedExchange, WireFrame
 
 DECODED_WIDTH = 300
+POLL = 0.25  # seconds between looks at a streaming exchange (the frames' own pace is higher)
 
 
 def request_text(exchange: CapturedExchange) -> str:
@@ -93,7 +95,9 @@ def frame_timeline(exchange: CapturedExchange) -> Timeline:
         sizes = [f.size for f in frames]
     arrivals = tuple(Arrival(f.at_ms / 1000, n) for f, n in zip(frames, sizes, strict=True))
     ended = None if exchange.ended_ms is None else exchange.ended_ms / 1000
-    return Timeline(arrivals, ended=ended)
+    counts = [e.output_tokens for f in frames for e in f.events if isinstance(e, Usage)]
+    reported = next((n for n in reversed(counts) if n), None)  # as the status bar counts
+    return Timeline(arrivals, ended=ended, output_tokens=reported if any(sizes) else None)
 
 
 class Inspector(Vertical):
@@ -133,6 +137,30 @@ class Inspector(Vertical):
         super().__init__(id=id)
         self.exchange: CapturedExchange | None = None
         self.raw = False
+        self.source: Callable[[], CapturedExchange | None] = lambda: None
+        self._seen: tuple[int, int | None, str] = (-1, None, "")
+
+    def on_mount(self) -> None:
+        self._poll_timer = self.set_interval(POLL, self._poll, pause=True)
+
+    def follow(self, source: Callable[[], CapturedExchange | None]) -> None:
+        """Show what `source` gives (the selected answer's exchange) and keep up with it while
+        it streams or the selection changes, four times a second, until `unfollow`."""
+        self.source = source
+        self.show(source())
+        self._poll_timer.resume()
+
+    def unfollow(self) -> None:
+        self._poll_timer.pause()
+
+    def _poll(self) -> None:
+        exchange = self.source()
+        if exchange is not self.exchange:
+            self.show(exchange)
+        elif exchange is not None:
+            seen = (len(exchange.frames), exchange.status, exchange.outcome)
+            if seen != self._seen:
+                self.grow()
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="inspector-request"):
@@ -168,6 +196,7 @@ class Inspector(Vertical):
         exchange = self.exchange
         if exchange is None:
             return
+        self._seen = (len(exchange.frames), exchange.status, exchange.outcome)
         self.query_one("#inspector-response", Static).update(response_text(exchange))
         count = len(exchange.frames)
         frames = f"{count} frame{'s' if count != 1 else ''}"

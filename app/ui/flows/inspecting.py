@@ -1,0 +1,49 @@
+"""What the inspector asks of the app: saving an exchange as a recording file, named so it is
+easy to find and to attach to a bug report (`recordings/` in the data dir)."""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from pathlib import Path
+
+from app.providers.record import recording_text
+from app.settings.paths import data_dir
+from app.ui.flows.host import ChatHost
+from app.wire.exchange import CapturedExchange
+
+RECORDINGS_FOLDER = "recordings"
+
+
+def recording_path(folder: Path, provider: str, now: float) -> Path:
+    """`triptych-<provider>-<date>-<time>.jsonl`, never over an earlier file."""
+    slug = "-".join(re.findall(r"[A-Za-z0-9]+", provider.lower()))[:40] or "provider"
+    stem = f"triptych-{slug}-{time.strftime('%Y%m%d-%H%M%S', time.localtime(now))}"
+    path = folder / f"{stem}.jsonl"
+    number = 2
+    while path.exists():
+        path = folder / f"{stem}-{number}.jsonl"
+        number += 1
+    return path
+
+
+def save_recording(host: ChatHost, exchange: CapturedExchange, provider: str) -> Path | None:
+    """Write the exchange (secrets already redacted when it was captured), owner-only, and say
+    where it went; a failure to write is said, never raised."""
+    store = host.history.store
+    folder = (store.path.parent if store is not None else data_dir()) / RECORDINGS_FOLDER
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        path = recording_path(folder, provider, time.time())
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(recording_text(exchange))
+    except OSError as exc:
+        host.notify(f"Could not save the recording: {exc.strerror or exc}", severity="error")
+        return None
+    host.notify(f"Saved the exchange to {path} (the --record format; secrets redacted).")
+    return path
+
+
+__all__ = ["RECORDINGS_FOLDER", "recording_path", "save_recording"]
