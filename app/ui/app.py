@@ -31,7 +31,7 @@ from app.store.session import History, PaneHistory
 from app.ui import textual_layout
 from app.ui.clipboard import copy_text
 from app.ui.crash_report import crash_report
-from app.ui.flows import choosing, comparing, inspecting
+from app.ui.flows import choosing, comparing, inspecting, leaderboard
 from app.ui.flows.connect import ClientMaker, StartChoice, start_choice
 from app.ui.flows.conversations import Conversations
 from app.ui.flows.host import ChatHost
@@ -274,6 +274,13 @@ class TriptychApp(ChatHost):
         self, message: ChatScreen.SaveRecordingRequested
     ) -> None:
         inspecting.save_recording(self, message.exchange, message.provider)
+
+    def on_chat_screen_leaderboard_requested(
+        self, message: ChatScreen.LeaderboardRequested
+    ) -> None:
+        self.run_worker(
+            leaderboard.show_leaderboard(self), group="leaderboard", exit_on_error=False
+        )
 
     def on_chat_screen_export_requested(self, message: ChatScreen.ExportRequested) -> None:
         self.conversations.export(message.fmt)

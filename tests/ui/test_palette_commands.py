@@ -27,6 +27,7 @@ CHAT = [
     "Copy last answer",
     "Change theme…",
     "History…",
+    "Leaderboard",
     "Export conversation as Markdown",
     "Export conversation as JSON",
     "Keys and help",

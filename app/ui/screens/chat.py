@@ -77,6 +77,7 @@ class ChatCommands(ScreenCommands):
             Choice("Copy last answer", chat.copy_answer, "raw Markdown"),
             Choice("Change theme…", app.search_themes, f"now: {app.theme}"),
             Choice("History…", partial(app.run_action, "app.show_history"), HISTORY_HELP),
+            Choice("Leaderboard", ask(ChatScreen.LeaderboardRequested), "ratings from blind votes"),
             Choice(
                 "Export conversation as Markdown",
                 ask(partial(ChatScreen.ExportRequested, "md")),
@@ -160,6 +161,9 @@ class ChatScreen(Screen[None]):
             super().__init__()
             self.exchange = exchange
             self.provider = provider
+
+    class LeaderboardRequested(Message):
+        """Show the leaderboard of blind votes."""
 
     class ExportRequested(Message):
         """Export the chat's conversation as `fmt`."""
