@@ -275,6 +275,17 @@ def last_byte_wall(request: SeenRequest) -> float:
     return ended + WALL_OFFSET
 
 
+def read_report(path: Path, deadline: float) -> Any:
+    """The JSON a process writes as it ends, once it is all there (it may exist half written)."""
+    while True:
+        try:
+            return json.loads(path.read_text())
+        except (OSError, ValueError):
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
 APP_BOTTOM_ROWS = 5  # the status bar, the prompt's three rows and the footer
 
 
@@ -316,9 +327,7 @@ def run_app(
         time.sleep(0.5)  # the app stamps its settled frame just after the refresh we just saw
         tmux.keys("C-q")
         deadline = time.monotonic() + 20
-        while not lag_log.exists() and time.monotonic() < deadline:
-            time.sleep(0.05)
-        report = json.loads(lag_log.read_text())
+        report = read_report(lag_log, deadline)
         while wrap and tmux.alive() and time.monotonic() < deadline:  # let a profiler write
             time.sleep(0.1)
     finally:
@@ -381,10 +390,7 @@ def run_floor(
         asked = server.requests[-1].received + WALL_OFFSET
         last_byte = last_byte_wall(server.requests[-1])
         on_screen = watch.wait_done(600)
-        deadline = time.monotonic() + 20
-        while not out.exists() and time.monotonic() < deadline:
-            time.sleep(0.05)
-        report = json.loads(out.read_text())
+        report = read_report(out, time.monotonic() + 20)
     finally:
         watch.stop()
         tmux.close()
