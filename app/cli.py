@@ -121,6 +121,15 @@ def build_parser() -> argparse.ArgumentParser:
     _config_flag(serve)
     replay = commands.add_parser("replay", help="decode a file written by `ask --record`")
     replay.add_argument("file", type=Path, metavar="FILE")
+    replay.add_argument(
+        "--ui", action="store_true", help="stream it into the app again, with the inspector open"
+    )
+    replay.add_argument(
+        "--speed",
+        metavar="X",
+        default="1",
+        help="with --ui: X times the recorded pace, or max (default 1)",
+    )
     _batch_parser(commands)
     board = commands.add_parser(
         "leaderboard", help="ratings of provider:model from blind votes (Bradley–Terry)"
@@ -258,6 +267,50 @@ def main(argv: list[str] | None = None) -> int:
         return 1
 
 
+def _replay_ui(args: argparse.Namespace, stderr: TextIO) -> int:
+    """`replay FILE --ui`: serve the recording on loopback and open the app on it."""
+    from app.demo.replay_server import ReplayServer, parse_speed
+    from app.headless.replay import open_recording, replay_plan
+    from app.providers.record import RecordingError
+
+    try:
+        speed = parse_speed(args.speed)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    try:
+        exchanges = open_recording(args.file)
+    except RecordingError as exc:
+        print(f"triptych: cannot replay {exc}", file=stderr)
+        return EXIT_USAGE
+    with ReplayServer(exchanges, speed) as server:
+        providers: dict[str, ProviderConfig] = {}
+        names: list[str | None] = []
+        for number in range(len(exchanges)):
+            try:
+                provider = server.provider_for(number)
+            except ValueError as exc:
+                print(f"triptych: skipped {exc}", file=stderr)
+                names.append(None)
+                continue
+            providers[provider.name] = provider
+            names.append(provider.name)
+        plan = replay_plan(exchanges, names)
+        if not plan.steps:
+            print(f"triptych: cannot replay {args.file}: no answer in it to replay", file=stderr)
+            return EXIT_USAGE
+        first = plan.steps[0][1]
+        config = Config(path=None, default=first[0], providers=providers)
+        run_tui: Callable[..., int] = _import_run_tui()
+        return run_tui(
+            config,
+            provider=first[0],
+            model=None,
+            compare=list(first) if plan.side_by_side else None,
+            continue_last=False,
+            replay=plan,
+        )
+
+
 def crash_report(args: argparse.Namespace, environ: Mapping[str, str]) -> str:
     """The exception being handled and its frames (no locals), with every secret the config
     and the flags name replaced; what to report, never a key."""
@@ -289,6 +342,10 @@ def _dispatch(
     if command == "export":
         return _export(args, stdout, stderr)
     if command == "replay":
+        if args.ui:
+            return _replay_ui(args, stderr)
+        if args.speed != "1":
+            raise UsageError("--speed goes with --ui (replay without --ui prints at once)")
         from app.headless.replay import replay
 
         return replay(args.file, stdout, stderr)

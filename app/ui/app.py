@@ -23,6 +23,7 @@ from textual.screen import Screen
 from textual.theme import Theme
 
 from app.demo.server import is_demo
+from app.headless.replay import ReplayPlan
 from app.settings.config import Config, ProviderConfig
 from app.settings.paths import config_path, state_path, user_themes_dir
 from app.settings.state import State, load_state, save_state
@@ -31,7 +32,7 @@ from app.store.session import History, PaneHistory
 from app.ui import textual_layout
 from app.ui.clipboard import copy_text
 from app.ui.crash_report import crash_report
-from app.ui.flows import choosing, comparing, inspecting, leaderboard
+from app.ui.flows import choosing, comparing, inspecting, leaderboard, replaying
 from app.ui.flows.connect import ClientMaker, StartChoice, start_choice
 from app.ui.flows.conversations import Conversations
 from app.ui.flows.host import ChatHost
@@ -86,6 +87,7 @@ class TriptychApp(ChatHost):
         history_file: Path | None = None,
         continue_last: bool = False,
         compare: list[str] | None = None,
+        replay: ReplayPlan | None = None,
     ) -> None:
         """`history_file` None runs without history (tests); run_tui passes history_path().
         `compare`: start side by side with these providers (NAME or NAME:MODEL)."""
@@ -102,6 +104,7 @@ class TriptychApp(ChatHost):
         self._maker = ClientMaker(config)
         self.connect = connect if connect is not None else self._maker.connect
         self.compare = compare
+        self.replay = replay  # recorded prompts to ask again once the screen is up
         self.start = start_choice(config, provider, model, self.state)
         self._last_used = self.start.last_used  # shown in the header until the user switches
         self.pane = ChatPane(
@@ -175,6 +178,11 @@ class TriptychApp(ChatHost):
             self.push_screen(comparing.startup_screen(self, self.compare))
         if self.continue_last:
             self.call_after_refresh(self._continue_last)  # once the chat screen is mounted
+        if self.replay is not None:
+            plan = self.replay
+            self.call_after_refresh(
+                lambda: self.run_worker(replaying.run_replay(self, plan), exit_on_error=False)
+            )
         if self._probe is not None:
             self._probe.start()
         self.call_after_refresh(gc.freeze)  # the startup heap is never garbage: stop scanning it
@@ -371,6 +379,7 @@ def run_tui(
     model: str | None,
     compare: list[str] | None,
     continue_last: bool,
+    replay: ReplayPlan | None = None,
 ) -> int:
     """Run the chat UI (side by side when `compare` names providers) with the history file
     in the data dir."""
@@ -378,9 +387,10 @@ def run_tui(
         config,
         provider=provider,
         model=model,
-        history_file=history_path(),
+        history_file=None if replay is not None else history_path(),  # a replay is not new
         continue_last=continue_last,
         compare=compare,
+        replay=replay,
     )
     result = app.run()
     return app.return_code or int(result or 0)  # a crash sets return_code 1

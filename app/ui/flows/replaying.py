@@ -1,0 +1,55 @@
+"""`triptych replay FILE --ui`: a recording asked again, into the screen.
+
+The recorded exchanges are served by a loopback server (app/demo/replay_server.py) to providers
+named `replay N`; this flow types each recorded prompt into the screen's prompt, as a user
+would, so the answer comes through the same client, decoder and widgets as a live one. The chat
+opens its inspector first. Esc stops the answer, and with it the replay.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from app.headless.replay import ReplayPlan
+from app.ui.flows.host import ChatHost
+from app.ui.screens.chat import ChatScreen
+from app.ui.screens.compare import CompareScreen
+from app.ui.widgets.prompt import PromptInput
+from app.wire.turn import Turn, TurnStatus
+
+POLL = 0.05
+
+
+def _turns(host: ChatHost) -> list[Turn | None]:
+    screen = host.screen
+    if isinstance(screen, CompareScreen):
+        return [pane.turn for pane in screen.panes]
+    return [host.pane.turn]
+
+
+async def run_replay(host: ChatHost, plan: ReplayPlan) -> None:
+    await asyncio.sleep(0)  # after the first screen is up
+    if isinstance(host.screen, ChatScreen):
+        host.screen.action_inspect()
+    for prompt, names in plan.steps:
+        screen = host.screen
+        if isinstance(screen, ChatScreen):
+            provider = host.config.providers[names[0]]
+            if host.pane.provider.name != provider.name:
+                await host.use_provider(provider, provider.model)
+        before = [id(turn) for turn in _turns(host)]
+        prompt_input = screen.query_one(PromptInput)
+        prompt_input.post_message(PromptInput.Submitted(prompt_input, prompt))
+        while True:  # until every pane has a new turn, and it ended
+            await asyncio.sleep(POLL)
+            turns = _turns(host)
+            started = all(t is not None and id(t) != b for t, b in zip(turns, before, strict=True))
+            if started and all(t is not None and t.done for t in turns):
+                break
+        if any(t is not None and t.status is TurnStatus.STOPPED for t in turns):
+            host.notify("Replay stopped.")
+            return
+    host.notify("Replay done: every recorded exchange was streamed again.")
+
+
+__all__ = ["run_replay"]
