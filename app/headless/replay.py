@@ -155,8 +155,8 @@ class ReplayPlan:
 def replay_plan(exchanges: list[Exchange], names: list[str | None]) -> ReplayPlan:
     """Exchanges asking the same prompt at the same depth of conversation are one prompt answered
     side by side (an `ask --compare` recording, each format shaping its body its own way); a
-    conversation's exchanges each carry more than the one before, so they follow one another. `names[n]` is exchange n's provider (None: not
-    an answer the app can replay, left out)."""
+    conversation's exchanges each carry more than the one before, so they follow one another.
+    `names[n]` is exchange n's provider (None: not an answer the app can replay, left out)."""
     steps: list[tuple[str, list[str]]] = []
     previous: tuple[str, int] | None = None
     for exchange, name in zip(exchanges, names, strict=True):
