@@ -20,6 +20,7 @@ from app.display.status_line import (
     STILL_WORKING_AFTER,
     WARN,
     Segment,
+    cache_segment,
     error_segment,
 )
 from app.display.turn_watch import STREAMING, WAITING, TurnWatch
@@ -70,6 +71,7 @@ def pane_status_segments(
         parts.append(("–s", DIM))
     if stats.usage is not None:
         parts.append((_usage(stats, turn, watch.chars), DIM))
+        parts.extend(cache_segment(turn))
     if stats.finish_reason:
         parts.append((clean_line(f"finish {stats.finish_reason}"), DIM))
     if stats.cost is not None:

@@ -116,6 +116,7 @@ def status_segments(info: StatusInput) -> list[Segment]:
         mark = "~" if rate.estimated else ""
         parts.append((f"{mark}{rate.tokens_per_second:.1f} tok/s", DIM))
     parts.append((_usage_text(turn, watch.chars), DIM))
+    parts.extend(cache_segment(turn))
     if turn.finish_reason:
         detail = f" ({turn.finish_detail})" if turn.finish_detail else ""
         parts.append((clean_line(f"finish {turn.finish_reason}{detail}"), DIM))
