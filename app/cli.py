@@ -77,6 +77,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--compare", metavar="A,B", help="providers to ask side by side, comma-separated"
     )
     parser.add_argument(
+        "--blind",
+        action="store_true",
+        help="with --compare: panes called A, B, … in a shuffled order until you vote",
+    )
+    parser.add_argument(
         "--system-preset", metavar="NAME", help="start with the system prompt [prompts.NAME]"
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -419,6 +424,8 @@ def _tui(args: argparse.Namespace, config: Config) -> int:
         config.provider(args.provider)  # an unknown name is a ConfigError: exit 2 before any UI
     if compare is not None:
         _check_compare(args, config)
+    elif args.blind:
+        raise UsageError("--blind hides who is who in a comparison: give --compare A,B too")
     try:
         run_tui: Callable[..., int] = _import_run_tui()
     except ImportError as exc:
@@ -429,6 +436,7 @@ def _tui(args: argparse.Namespace, config: Config) -> int:
         model=args.model,
         compare=compare,
         continue_last=args.continue_last,
+        blind=args.blind,
     )
 
 
@@ -457,6 +465,8 @@ def _serve(args: argparse.Namespace, environ: Mapping[str, str], stderr: TextIO)
     ):
         if value is not None:
             forwarded += [flag, value]
+    if args.blind:
+        forwarded.append("--blind")
     if args.host not in LOCAL_HOSTS:
         print(
             f"triptych: warning: serving on {args.host}: textual-serve has no authentication; "

@@ -88,9 +88,11 @@ class TriptychApp(ChatHost):
         continue_last: bool = False,
         compare: list[str] | None = None,
         replay: ReplayPlan | None = None,
+        blind: bool = False,
     ) -> None:
         """`history_file` None runs without history (tests); run_tui passes history_path().
-        `compare`: start side by side with these providers (NAME or NAME:MODEL)."""
+        `compare`: start side by side with these providers (NAME or NAME:MODEL); `blind`:
+        hiding who is who until the vote."""
         super().__init__()
         textual_layout.install()
         self.history = History.open(history_file)
@@ -105,6 +107,7 @@ class TriptychApp(ChatHost):
         self.connect = connect if connect is not None else self._maker.connect
         self.compare = compare
         self.replay = replay  # recorded prompts to ask again once the screen is up
+        self.blind = blind
         self.start = start_choice(config, provider, model, self.state)
         self._last_used = self.start.last_used  # shown in the header until the user switches
         self.pane = ChatPane(
@@ -170,12 +173,12 @@ class TriptychApp(ChatHost):
         self.theme = self._initial_theme()
         self.theme_changed_signal.subscribe(self, self._theme_changed)
         self._show_title()
-        self._announce_start(self.start)
+        self._announce_start(self.start, quiet=bool(self.compare and self.blind))
         for problem in [*self.config.warnings, *self.theme_problems]:
             self.notify(problem, severity="warning", timeout=8, markup=False)
         self.conversations.announce()
         if self.compare:  # over the chat, which "continue alone" goes back to
-            self.push_screen(comparing.startup_screen(self, self.compare))
+            self.push_screen(comparing.startup_screen(self, self.compare, blind=self.blind))
         if self.continue_last:
             self.call_after_refresh(self._continue_last)  # once the chat screen is mounted
         if self.replay is not None:
@@ -199,9 +202,10 @@ class TriptychApp(ChatHost):
                 return name
         return DEFAULT_THEME
 
-    def _announce_start(self, start: StartChoice) -> None:
-        """Say once that an edited config beat the remembered choice (and remember it)."""
-        if start.config_changed:
+    def _announce_start(self, start: StartChoice, *, quiet: bool = False) -> None:
+        """Say once that an edited config beat the remembered choice (and remember it);
+        `quiet` when a blind comparison starts: the notice would name a provider."""
+        if start.config_changed and not quiet:
             where = self.config.path.name if self.config.path is not None else "The config"
             self.notify(
                 f"{where} changed since your last session: using "
@@ -380,6 +384,7 @@ def run_tui(
     compare: list[str] | None,
     continue_last: bool,
     replay: ReplayPlan | None = None,
+    blind: bool = False,
 ) -> int:
     """Run the chat UI (side by side when `compare` names providers) with the history file
     in the data dir."""
@@ -391,6 +396,7 @@ def run_tui(
         continue_last=continue_last,
         compare=compare,
         replay=replay,
+        blind=blind,
     )
     result = app.run()
     return app.return_code or int(result or 0)  # a crash sets return_code 1

@@ -31,19 +31,23 @@ def compare_screen(
     *,
     record: ConversationRecord | None = None,
     store_panes: list[int] | None = None,
+    blind: bool = False,
 ) -> CompareScreen:
     """A compare screen built with the app's clock, clients, settings and history."""
     maker = PaneMaker(app.connect, app.render_clock, app.config.system, app.reasoning_open)
     if record is None:
         record = app.history.record(kind="compare", system=app.config.system)
     providers = app.config.providers  # "Add pane…" offers these
-    return CompareScreen(maker, choices, providers, record=record, store_panes=store_panes)
+    return CompareScreen(
+        maker, choices, providers, record=record, store_panes=store_panes, blind=blind
+    )
 
 
-def startup_screen(app: ChatHost, names: list[str]) -> CompareScreen:
-    """`triptych --compare A,B`: names (NAME or NAME:MODEL) the CLI has already checked."""
+def startup_screen(app: ChatHost, names: list[str], *, blind: bool = False) -> CompareScreen:
+    """`triptych --compare A,B [--blind]`: names (NAME or NAME:MODEL) the CLI has already
+    checked."""
     providers = [compare_provider(name, app.config) for name in names]
-    return compare_screen(app, [(p, p.model) for p in providers])
+    return compare_screen(app, [(p, p.model) for p in providers], blind=blind)
 
 
 async def install(app: ChatHost, screen: CompareScreen) -> None:

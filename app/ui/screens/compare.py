@@ -14,6 +14,11 @@ carries on without having been asked (the chat a comparison started from, or the
 pane was added from) is stored for it just before the next prompt: a comparison left before
 asking anything leaves no pane in the history that never answered.
 
+Blind (`--blind`, or the palette's "Blind comparison" for the next prompt): every prompt shuffles
+the panes with the screen's own `rng` (BlindRound) and lays them out in letter order, each called
+only `A`–`D` and shown without its cost, until every pane is done and the vote bar is answered;
+then the names come back and the vote goes to the history's store (on its writer thread).
+
 What needs the app goes up as a message declared here (continue alone, export, the reasoning
 panes); what the screen needs comes down when it is made (the pane maker, the providers "Add
 pane…" offers). The palette's commands are this screen's own (`COMMANDS`).
@@ -21,6 +26,7 @@ pane…" offers). The palette's commands are this screen's own (`COMMANDS`).
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from functools import partial
@@ -33,10 +39,13 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Header
 
+from app.compare.blind import LETTERS, BlindRound, Verdict
+from app.compare.leaderboard import vote_pane
 from app.compare.spec import MAX_PANES, MIN_PANES, pane_labels
 from app.settings.config import ProviderConfig
-from app.store import ExportFormat
+from app.store import ExportFormat, Store
 from app.store.session import ConversationRecord, PaneHistory
+from app.store.votes import Vote
 from app.ui.clipboard import copy_text
 from app.ui.model_choice import describe, model_names, show_models
 from app.ui.palette import Choice, ScreenCommands, show_choices
@@ -47,6 +56,7 @@ from app.ui.widgets.compare_panes import ComparePanes, PaneMaker
 from app.ui.widgets.compare_ranking import CompareRanking
 from app.ui.widgets.compare_tabs import PaneTabs, Tab, tab_label
 from app.ui.widgets.prompt import PromptInput
+from app.ui.widgets.vote_bar import VoteBar
 
 # Columns a pane needs beside others: its status line and a code line fit without wrapping
 # every few words. Narrower than this per pane and the comparison shows one pane under tabs.
@@ -116,11 +126,20 @@ class CompareScreen(Screen[None]):
         *,
         record: ConversationRecord | None = None,
         store_panes: list[int] | None = None,
+        blind: bool = False,
+        rng: random.Random | None = None,
     ) -> None:
         """`choices`: (provider, model) per pane, in order; `providers`: those "Add pane…"
         offers (the configured ones). `record`: the conversation in the
-        history (None: no history); `store_panes`: each pane's index in it (default 0, 1, …)."""
+        history (None: no history); `store_panes`: each pane's index in it (default 0, 1, …).
+        `blind`: hide who is who from the first prompt on; `rng` shuffles (seeded in tests)."""
         super().__init__()
+        self.blind = blind
+        self.rng = rng if rng is not None else random.Random()
+        self.round: BlindRound | None = None  # the current prompt's letters, while blind
+        self._round_panes: list[ComparePane] = []  # the panes BlindRound's indexes refer to
+        self._round_prompt = ""
+        self._awaiting_vote = False
         self.maker = maker
         self.providers = providers
         self.record = record
@@ -139,6 +158,7 @@ class CompareScreen(Screen[None]):
         self.container = ComparePanes()
         self.ranking = CompareRanking(id="ranking")
         self.prompt = PromptInput(id="prompt")
+        self.vote_bar = VoteBar(id="vote-bar")
         # Written to the record before the next prompt: (the pane it is for, or None for all).
         self._carries: list[tuple[ComparePane | None, Carry]] = []
 
@@ -148,6 +168,7 @@ class CompareScreen(Screen[None]):
         with self.container:
             yield from self.panes
         yield self.ranking
+        yield self.vote_bar
         yield self.prompt
         yield Footer()
 
@@ -158,6 +179,8 @@ class CompareScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.title = "Compare"
+        if self.blind:
+            self._shuffle()
         self._select(0)
         self._arrange(self.size.width)
         self.prompt.focus()
@@ -262,6 +285,12 @@ class CompareScreen(Screen[None]):
             )
             return
         self.ranking.clear()
+        if self.vote_bar.asking:  # a new prompt before the vote: this round is skipped
+            self._vote(Verdict("skipped"))
+        if self.blind:
+            self._shuffle()
+            self._round_prompt = message.text
+            self._awaiting_vote = True
         if self.record is not None:
             self._write_carries(self.record)
             self.record.prompt(message.text)  # once, before any request is sent
@@ -300,6 +329,90 @@ class CompareScreen(Screen[None]):
             self.ranking.rank(stats)
         else:
             self.ranking.clear()
+        done = all(p.turn is not None and p.turn.done for p in self._round_panes)
+        if self._awaiting_vote and self.round is not None and done:
+            self._awaiting_vote = False
+            self.vote_bar.ask(self.round)
+
+    # -- blind -------------------------------------------------------------------------------
+
+    def _shuffle(self) -> None:
+        """A new round: the panes laid out (and numbered) in a fresh letter order, hidden."""
+        if self.round is None or not self._round_panes:
+            self._round_panes = list(self.panes)
+        base = self._round_panes
+        self.round = BlindRound.shuffled(len(base), self.rng)
+        selected = self.selected_pane if self.selected < len(self.panes) else None
+        self.panes = [base[index] for index in self.round.order]
+        for slot, pane in enumerate(self.panes):
+            pane.number = slot + 1
+            pane.hide(LETTERS[slot])
+            self._relabel_tab(pane)
+            if slot == 0:
+                self.container.move_child(pane, before=0)
+            else:
+                self.container.move_child(pane, after=self.panes[slot - 1])
+        if selected is not None and self.is_mounted:
+            self._select(self.panes.index(selected))
+            self._arrange(self.size.width)
+
+    @property
+    def hidden(self) -> bool:
+        """Who is who is hidden: a blind round not yet voted on."""
+        return self.round is not None and not self.round.revealed
+
+    def on_vote_bar_voted(self, message: VoteBar.Voted) -> None:
+        message.stop()
+        self._vote(message.verdict)
+
+    def _vote(self, verdict: Verdict) -> None:
+        """Reveal the names and store the verdict with the round's panes and figures."""
+        assert self.round is not None
+        self.vote_bar.done()
+        self.round = self.round.reveal()
+        panes = list(self._round_panes)
+        now = self.maker.clock.now()
+        figures = [(p.provider.name, p.model, p.figures(now), p.saved_turn) for p in panes]
+        for pane in panes:
+            pane.letter = None
+        self._relabel()
+        for pane in panes:
+            pane.unhide(pane.label)
+        self._arrange(self.size.width)
+        self.rank()
+        self.prompt.focus()
+        record, prompt = self.record, self._round_prompt
+        if record is None or record.history.store is None:
+            return
+
+        def write(store: Store) -> None:
+            vote_panes = tuple(
+                vote_pane(name, model, stats, None if saved is None else saved.turn_id)
+                for name, model, stats, saved in figures
+            )
+            vote = Vote(
+                prompt, vote_panes, verdict.outcome, verdict.winner, conversation_id=record.conv_id
+            )
+            store.record_vote(vote)
+
+        record.history.submit(write)
+
+    def start_blind(self) -> None:
+        """The palette's "Blind comparison": from the next prompt on, who is who is hidden."""
+        if self.busy:
+            self.notify("Wait until every pane is done, then start blind.", severity="warning")
+            return
+        self.blind = True
+        self.round = None
+        self._round_panes = []
+        self._shuffle()
+        self.notify("Blind from the next prompt: the names show again after your vote.")
+
+    def _refuse_hidden(self) -> bool:
+        if self.hidden:
+            self.notify("Not while the comparison is blind: vote first.", severity="warning")
+            return True
+        return False
 
     # -- carrying on ------------------------------------------------------------------------
 
@@ -316,6 +429,9 @@ class CompareScreen(Screen[None]):
 
     async def add_pane(self, provider: ProviderConfig, model: str) -> ComparePane | None:
         """A new pane at the end; it carries on the selected pane's conversation."""
+        if self.blind:
+            self.notify("A blind comparison keeps its panes.", severity="warning")
+            return None
         if len(self.panes) >= MAX_PANES:
             self.notify(f"A comparison has at most {MAX_PANES} panes.", severity="warning")
             return None
@@ -343,6 +459,9 @@ class CompareScreen(Screen[None]):
 
     async def remove_pane(self, pane: ComparePane | None = None) -> bool:
         """Stop and drop a pane (the selected one by default); a comparison keeps two."""
+        if self.blind:
+            self.notify("A blind comparison keeps its panes.", severity="warning")
+            return False
         pane = pane if pane is not None else self.selected_pane
         if len(self.panes) <= MIN_PANES:
             self.notify(f"A comparison needs at least {MIN_PANES} panes.", severity="warning")
@@ -373,6 +492,13 @@ class CompareScreen(Screen[None]):
         """What the palette offers over this screen (CompareCommands lists them)."""
         pane = self.selected_pane
         where = f"pane {pane.number}: {pane.label}"
+        if self.hidden:  # nothing that names or changes who is who
+            return [
+                Choice("Stop selected pane", self.action_stop_selected, f"ctrl+s · {where}"),
+                Choice("Toggle reasoning panes", self.action_toggle_reasoning, "ctrl+r"),
+                Choice("Copy selected pane's answer", self._copy_answer, where),
+                Choice("Change theme…", self.app.search_themes, f"now: {self.app.theme}"),
+            ]
         choices = [
             Choice("Switch model…", self.pick_pane_model, f"pane {pane.number} now: {pane.model}"),
             Choice("Add pane…", self.pick_pane_provider, f"{len(self.panes)} of {MAX_PANES}"),
@@ -386,6 +512,8 @@ class CompareScreen(Screen[None]):
             Choice("Export comparison as JSON", partial(self._export, "json"), "exports/"),
             Choice("Change theme…", self.app.search_themes, f"now: {self.app.theme}"),
         ]
+        if not self.blind:
+            choices.append(Choice("Blind comparison", self.start_blind, "from the next prompt"))
         return choices
 
     def pick_pane_provider(self) -> None:
@@ -433,7 +561,7 @@ class CompareScreen(Screen[None]):
 
     async def switch_pane_model(self, pane: ComparePane, model: str) -> bool:
         """The pane asks `model` from its next prompt on; refused while it answers."""
-        if pane not in self.panes:
+        if pane not in self.panes or self._refuse_hidden():
             return False
         if pane.streaming:
             self.notify(
@@ -465,6 +593,8 @@ class CompareScreen(Screen[None]):
     # -- other actions ---------------------------------------------------------------------
 
     def action_continue_alone(self) -> None:
+        if self._refuse_hidden():
+            return
         pane = self.selected_pane
         if pane.streaming:
             self.notify("That pane is still answering; stop it or wait.", severity="warning")

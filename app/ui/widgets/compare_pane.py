@@ -8,7 +8,7 @@ the total time and the cost, and the figures the ranking line is built from.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from textual import events
@@ -18,7 +18,9 @@ from textual.widgets import Static
 
 from app.compare.stats import PaneStats, PaneTimes, pane_stats
 from app.compare.status import READY, header_segments, pane_status_segments
+from app.display.status_line import STATE
 from app.display.turn_watch import TurnWatch
+from app.store.session_records import TurnRecord
 from app.ui.widgets.assistant_turn import AssistantTurn
 from app.ui.widgets.chat_pane import ChatPane
 from app.ui.widgets.status_bar import segments_content
@@ -64,6 +66,7 @@ class ComparePane(ChatPane):
         self.label = label  # the pane's name in the ranking line and on its tab
         self.state = READY  # the first word of its status line
         self._reveal_pending = False
+        self.letter: str | None = None  # set while a blind comparison hides who this is
         self.header = ComparePaneHeader("", markup=False)
 
     def compose(self) -> ComposeResult:
@@ -75,9 +78,29 @@ class ComparePane(ChatPane):
         super().on_mount()
 
     def show_header(self) -> None:
+        if self.letter is not None:  # blind: the letter only, no provider, model or api
+            self.header.update(segments_content([(self.letter, STATE)]))
+            return
         self.header.update(
             segments_content(header_segments(self.number, self.provider, self.model))
         )
+
+    def hide(self, letter: str) -> None:
+        """Blind: called `letter` everywhere (header, tab, ranking), its cost left out."""
+        self.letter = letter
+        self.label = letter
+        self.show_header()
+
+    def unhide(self, label: str) -> None:
+        """The vote is in: the pane's own name (and cost) again."""
+        self.letter = None
+        self.label = label
+        self.show_header()
+
+    @property
+    def saved_turn(self) -> TurnRecord | None:
+        """The current answer's record in the history (its row id once written)."""
+        return self._record
 
     def reveal(self) -> None:
         """Shown again after hiding behind its tab: what streamed meanwhile was laid out in no
@@ -104,6 +127,13 @@ class ComparePane(ChatPane):
         self.show_header()
 
     def stats(self, now: float) -> PaneStats | None:
+        """The figures shown: a blind pane's leave out the cost, which would say who it is."""
+        stats = self.figures(now)
+        if stats is None or self.letter is None:
+            return stats
+        return replace(stats, cost=None)
+
+    def figures(self, now: float) -> PaneStats | None:
         """The current turn in figures (live while it streams); None before the first prompt.
 
         A reopened pane's current turn is its last stored answer, whose watch holds the saved
