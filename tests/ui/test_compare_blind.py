@@ -8,6 +8,7 @@ import random
 from pathlib import Path
 from typing import Any
 
+from textual.command import CommandPalette
 from textual.pilot import Pilot
 
 from app.cli import main
@@ -26,7 +27,8 @@ from tests.ui.helpers import make_app, screen_text, wait_until
 WIDE = (170, 40)
 # Names that no other word on screen contains, so their absence means something.
 WHO = {Api.CHAT: "zebra", Api.MESSAGES: "quokka", Api.RESPONSES: "okapi"}
-SECRETS = [*WHO.values(), *(f"{name}-model" for name in WHO.values()), "$"]
+# Also the price and the finish reason (each api has its own words for it).
+SECRETS = [*WHO.values(), *(f"{name}-model" for name in WHO.values()), "$", "finish "]
 
 
 def blind_config(fakes: dict[Api, FakeProvider]) -> Config:
@@ -192,3 +194,39 @@ def test_blind_without_compare_is_a_usage_error(
     code = main(["--config", str(config), "--blind"])
     assert code == 2
     assert "--blind" in capsys.readouterr().err
+
+
+async def test_the_palette_turns_a_comparison_blind_for_the_next_prompt(
+    fakes: dict[Api, FakeProvider], tmp_path: Path
+) -> None:
+    app = blind_app(fakes, tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        push_answers(fakes)
+        await ask(pilot, "named")
+        await all_drawn(pilot)
+        screen = compare_screen(app)
+        assert not screen.hidden
+        await pilot.press("ctrl+p")
+        await wait_until(pilot, lambda: isinstance(app.screen, CommandPalette), what="palette")
+        await pilot.press(*"Blind comparison")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.screen is screen and screen.hidden, what="blind")
+        await pilot.pause()
+        assert leaks(screen_text(app)) == []
+
+        await pilot.press("ctrl+p")
+        await wait_until(pilot, lambda: isinstance(app.screen, CommandPalette), what="palette")
+        await pilot.pause(0.3)
+        offered = screen_text(app)
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is screen)
+        assert leaks(offered) == []  # the palette names no pane either
+
+        before = await voted_round(pilot, fakes, "blind now")
+        assert leaks(before) == []
+        await pilot.press("1")
+        await pilot.pause()
+        assert all(name in screen_text(app) for name in WHO.values())
+    votes = read_votes(tmp_path / "history.db")
+    assert [(v.prompt, v.outcome) for v in votes] == [("blind now", "winner")]

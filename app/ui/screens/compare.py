@@ -405,7 +405,11 @@ class CompareScreen(Screen[None]):
         self.blind = True
         self.round = None
         self._round_panes = []
+        self.ranking.clear()  # it names the panes
         self._shuffle()
+        now = self.maker.clock.now()
+        for pane in self.panes:  # their status lines showed the costs
+            pane.update_status(now)
         self.notify("Blind from the next prompt: the names show again after your vote.")
 
     def _refuse_hidden(self) -> bool:

@@ -127,11 +127,12 @@ class ComparePane(ChatPane):
         self.show_header()
 
     def stats(self, now: float) -> PaneStats | None:
-        """The figures shown: a blind pane's leave out the cost, which would say who it is."""
+        """The figures shown: a blind pane's leave out the cost and the finish reason, which
+        say who it is (its price, its api's own words: stop, end_turn, completed)."""
         stats = self.figures(now)
         if stats is None or self.letter is None:
             return stats
-        return replace(stats, cost=None)
+        return replace(stats, cost=None, finish_reason=None)
 
     def figures(self, now: float) -> PaneStats | None:
         """The current turn in figures (live while it streams); None before the first prompt.
