@@ -14,6 +14,8 @@ from collections.abc import Awaitable, Callable
 from functools import partial
 from typing import Any
 
+from textual.app import App
+
 from app.display.sanitize import clean_line
 from app.headless.provider_list import key_status
 from app.providers.errors import ProviderError
@@ -26,7 +28,9 @@ CURRENT = "current model"
 ListModels = Callable[[], Awaitable[list[str]]]
 
 
-async def model_names(app: Any, provider: ProviderConfig, list_models: ListModels) -> list[str]:
+async def model_names(
+    app: App[Any], provider: ProviderConfig, list_models: ListModels
+) -> list[str]:
     """The provider's configured models, then those its `GET /models` lists (valid ids only,
     with a word for those left out); a failure to list is shown and the configured ones stay."""
     names = list(provider.model_choices)
@@ -46,14 +50,14 @@ async def model_names(app: Any, provider: ProviderConfig, list_models: ListModel
     return names
 
 
-def notify_plain(app: Any, text: str) -> None:
+def notify_plain(app: App[Any], text: str) -> None:
     """A warning whose text may come from a server: control characters made visible, and
     never parsed as markup."""
     app.notify(clean_line(text), severity="warning", markup=False)
 
 
 def show_models(
-    app: Any,
+    app: App[Any],
     names: list[str],
     current: str | None,
     use: Callable[[str], object],

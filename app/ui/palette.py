@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, ClassVar
 
+from textual.app import App
 from textual.command import CommandPalette, DiscoveryHit, Hit, Hits, Matcher, Provider
 from textual.content import Content
 from textual.markup import escape
@@ -81,7 +82,7 @@ Typed = Callable[[str], "Choice | None"]
 
 
 def show_choices(
-    app: Any, offered: Sequence[Choice], placeholder: str, typed: Typed | None = None
+    app: App[Any], offered: Sequence[Choice], placeholder: str, typed: Typed | None = None
 ) -> None:
     """Open a palette listing `offered` (a provider, model or code-block picker). `typed`
     turns a query that names no choice into one more (e.g. a model id the list lacks); it
