@@ -2,7 +2,8 @@
 pyproject.toml checks it, counting imports inside functions and under TYPE_CHECKING):
 
 - `app` (app.py): the Textual app. It handles what the screens ask for (their messages) in one
-  `on_…` method each, by calling a flow with itself as the flows' `ChatHost`.
+  `on_…` method each, by calling a flow with itself as the flows' `ChatHost`. Beside it on the
+  top floor, `serve` (serve.py) runs the app as a command under textual-serve.
 - `flows/`: what happens across screens: comparing, conversations (history, reopening,
   export), choosing the chat's provider or model, the provider the app starts on.
 - `screens/`: the chat, comparison, history and key-sheet screens. Each lists its own palette
