@@ -189,7 +189,9 @@ def finished(conductor: Conductor) -> Callable[[Pilot[Any]], Any]:
         prompt_input.focus()
         await pilot.pause()
         await pilot.press(*"reverse the words", "enter")
-        await wait_until(pilot, conductor.finished.is_set, what="the scripts")
+        # Each step waits for two render ticks (at most 15 a second): on a loaded machine the
+        # whole play takes longer than wait_until's default 5 s, which is not what is tested.
+        await wait_until(pilot, conductor.finished.is_set, timeout=30, what="the scripts")
         await wait_until(pilot, lambda: screen.ranking.display, what="the ranking")
         await wait_until(pilot, lambda: not pilot.app.render_clock.live)  # type: ignore[attr-defined]
         await pilot.pause(0.15)
