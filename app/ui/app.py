@@ -107,6 +107,7 @@ class TriptychApp(ChatHost):
         self.connect = connect if connect is not None else self._maker.connect
         self.compare = compare
         self.replay = replay  # recorded prompts to ask again once the screen is up
+        self.session_recording: inspecting.SessionRecording | None = None
         self.blind = blind
         self.start = start_choice(config, provider, model, self.state)
         self._last_used = self.start.last_used  # shown in the header until the user switches
@@ -264,6 +265,21 @@ class TriptychApp(ChatHost):
     def on_chat_pane_turn_drawn(self, message: ChatPane.TurnDrawn) -> None:
         if self._probe is not None:
             self.call_after_refresh(self._probe.frame_settled)
+        if self.session_recording is not None:
+            self.session_recording.add(self, message.turn.exchange)
+
+    def on_chat_screen_record_session_requested(
+        self, message: ChatScreen.RecordSessionRequested
+    ) -> None:
+        if self.session_recording is not None:
+            self.session_recording.stop(self)
+            self.session_recording = None
+        else:
+            self.session_recording = inspecting.SessionRecording.start(
+                self, self.pane.provider.name
+            )
+        recording = self.session_recording
+        self.chat_screen.recording_to = None if recording is None else recording.path
 
     # -- what the screens ask of the app -----------------------------------------------------
 

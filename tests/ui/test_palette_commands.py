@@ -24,6 +24,7 @@ CHAT = [
     "Compare with…",
     "Toggle reasoning panes",
     "Inspect the wire",
+    "Record the session",
     "Copy last answer",
     "Change theme…",
     "History…",

@@ -8,7 +8,7 @@ import re
 import time
 from pathlib import Path
 
-from app.providers.record import recording_text
+from app.providers.record import exchange_lines, recording_text
 from app.settings.paths import data_dir
 from app.ui.flows.host import ChatHost
 from app.wire.exchange import CapturedExchange
@@ -46,4 +46,48 @@ def save_recording(host: ChatHost, exchange: CapturedExchange, provider: str) ->
     return path
 
 
-__all__ = ["RECORDINGS_FOLDER", "recording_path", "save_recording"]
+class SessionRecording:
+    """Every exchange of the session appended to one recording file as it ends, until stopped
+    (`ask --record` for a whole session). Numbered in the order the answers ended."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.count = 0
+
+    @classmethod
+    def start(cls, host: ChatHost, provider: str) -> SessionRecording | None:
+        store = host.history.store
+        folder = (store.path.parent if store is not None else data_dir()) / RECORDINGS_FOLDER
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            path = recording_path(folder, f"session-{provider}", time.time())
+            os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        except OSError as exc:
+            host.notify(f"Could not start recording: {exc.strerror or exc}", severity="error")
+            return None
+        host.notify(f"Recording every exchange to {path} until you stop it (palette).")
+        return cls(path)
+
+    def add(self, host: ChatHost, exchange: CapturedExchange | None) -> None:
+        if exchange is None:
+            return
+        chain: list[CapturedExchange] = []
+        current: CapturedExchange | None = exchange
+        while current is not None:  # an exchange a retry replaced goes first
+            chain.insert(0, current)
+            current = current.retried
+        lines: list[str] = []
+        for item in chain:
+            self.count += 1
+            lines += exchange_lines(item, self.count)
+        try:
+            with self.path.open("a", encoding="utf-8") as out:
+                out.write("".join(line + "\n" for line in lines))
+        except OSError as exc:
+            host.notify(f"Could not record the exchange: {exc.strerror or exc}", severity="error")
+
+    def stop(self, host: ChatHost) -> None:
+        host.notify(f"Stopped recording: {self.count} exchange(s) in {self.path}.")
+
+
+__all__ = ["RECORDINGS_FOLDER", "SessionRecording", "recording_path", "save_recording"]

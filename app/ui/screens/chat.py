@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from functools import partial
+from pathlib import Path
 from typing import Any, ClassVar
 
 from textual.app import ComposeResult
@@ -74,6 +75,19 @@ class ChatCommands(ScreenCommands):
             ),
             Choice("Toggle reasoning panes", ask(ChatScreen.ToggleReasoningRequested), "ctrl+r"),
             Choice("Inspect the wire", chat.later("inspect"), "f2: the last answer's frames"),
+            (
+                Choice(
+                    "Stop recording the session",
+                    ask(ChatScreen.RecordSessionRequested),
+                    f"now: {chat.recording_to}",
+                )
+                if chat.recording_to is not None
+                else Choice(
+                    "Record the session",
+                    ask(ChatScreen.RecordSessionRequested),
+                    "every exchange to a file, until stopped",
+                )
+            ),
             Choice("Copy last answer", chat.copy_answer, "raw Markdown"),
             Choice("Change theme…", app.search_themes, f"now: {app.theme}"),
             Choice("History…", partial(app.run_action, "app.show_history"), HISTORY_HELP),
@@ -162,6 +176,9 @@ class ChatScreen(Screen[None]):
             self.exchange = exchange
             self.provider = provider
 
+    class RecordSessionRequested(Message):
+        """Start recording every exchange of the session to a file, or stop."""
+
     class LeaderboardRequested(Message):
         """Show the leaderboard of blind votes."""
 
@@ -185,6 +202,7 @@ class ChatScreen(Screen[None]):
         self._welcome = welcome
         self._streams = streams
         self._read: set[int] = set()
+        self.recording_to: Path | None = None  # set by the app while the session is recorded
         self.inspector = Inspector(id="inspector")
         self.inspector.display = False
         self.prompt = PromptInput(id="prompt")
