@@ -275,7 +275,8 @@ def main(argv: list[str] | None = None) -> int:
 def _replay_ui(args: argparse.Namespace, stderr: TextIO) -> int:
     """`replay FILE --ui`: serve the recording on loopback and open the app on it."""
     from app.demo.replay_server import ReplayServer, parse_speed
-    from app.headless.replay import open_recording, replay_plan
+    from app.headless.replay import open_recording
+    from app.headless.replay_plan import replay_plan
     from app.providers.record import RecordingError
 
     try:

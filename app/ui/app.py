@@ -23,7 +23,7 @@ from textual.screen import Screen
 from textual.theme import Theme
 
 from app.demo.server import is_demo
-from app.headless.replay import ReplayPlan
+from app.headless.replay_plan import ReplayPlan
 from app.settings.config import Config, ProviderConfig
 from app.settings.paths import config_path, state_path, user_themes_dir
 from app.settings.state import State, load_state, save_state

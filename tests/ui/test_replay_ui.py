@@ -10,7 +10,7 @@ import pytest
 
 from app import cli
 from app.demo.replay_server import ReplayServer
-from app.headless.replay import ReplayPlan, prompt_of, replay_plan
+from app.headless.replay_plan import ReplayPlan, prompt_of, replay_plan
 from app.providers.record import Exchange, read_recording
 from app.settings.config import Config
 from app.ui.app import TriptychApp

@@ -8,7 +8,7 @@ from typing import Any
 
 from textual.pilot import Pilot
 
-from app.headless.replay import prompt_of
+from app.headless.replay_plan import prompt_of
 from app.providers.record import read_recording
 from app.wire.engine import Api
 from tests.fakes import provider as fake

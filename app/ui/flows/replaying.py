@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 
-from app.headless.replay import ReplayPlan
+from app.headless.replay_plan import ReplayPlan
 from app.ui.flows.host import ChatHost
 from app.ui.screens.chat import ChatScreen
 from app.ui.screens.compare import CompareScreen
