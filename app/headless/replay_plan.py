@@ -5,8 +5,10 @@ app can import it without the headless commands behind it."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from app.providers.record import Exchange
+if TYPE_CHECKING:  # annotations only: the app imports this module on its start-up path
+    from app.providers.record import Exchange
 
 
 def prompt_of(exchange: Exchange) -> str:
