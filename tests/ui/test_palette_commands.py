@@ -46,6 +46,7 @@ COMPARE = [
     "Export comparison as Markdown",
     "Export comparison as JSON",
     "Change theme…",
+    "Blind comparison",
     "Keys and help",
 ]
 
