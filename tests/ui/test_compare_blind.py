@@ -18,7 +18,6 @@ from app.store import Store
 from app.store.votes import Vote
 from app.ui.app import TriptychApp
 from app.ui.widgets.compare_pane import ComparePane
-from app.ui.widgets.compare_tabs import Tab
 from app.wire.engine import Api
 from tests.fakes import provider as fake
 from tests.fakes.provider import FakeProvider
@@ -231,20 +230,3 @@ async def test_the_palette_turns_a_comparison_blind_for_the_next_prompt(
         assert all(name in screen_text(app) for name in WHO.values())
     votes = read_votes(tmp_path / "history.db")
     assert [(v.prompt, v.outcome) for v in votes] == [("blind now", "winner")]
-
-
-async def test_on_a_narrow_screen_the_tabs_follow_the_letters(
-    fakes: dict[Api, FakeProvider], tmp_path: Path
-) -> None:
-    app = blind_app(fakes, tmp_path, blind=True)
-    async with app.run_test(size=(90, 30)) as pilot:
-        screen = compare_screen(app)
-        screen.rng = random.Random(differing_seed(3))
-        for prompt in ("one", "two"):
-            before = await voted_round(pilot, fakes, prompt)
-            assert screen.tabs.display
-            tabs = [str(tab.label)[:3] for tab in screen.tabs.query(Tab)]
-            assert tabs == ["1 A", "2 B", "3 C"]
-            assert leaks(before) == []
-            await pilot.press("escape")
-            await pilot.pause()

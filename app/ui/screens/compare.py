@@ -352,13 +352,9 @@ class CompareScreen(Screen[None]):
                 self.container.move_child(pane, before=0)
             else:
                 self.container.move_child(pane, after=self.panes[slot - 1])
-        self.call_after_refresh(self._reorder_tabs)  # once the tab row has its tabs
         if selected is not None and self.is_mounted:
             self._select(self.panes.index(selected))
             self._arrange(self.size.width)
-
-    def _reorder_tabs(self) -> None:
-        self.tabs.reorder([self._tab_ids[id(pane)] for pane in self.panes])
 
     @property
     def hidden(self) -> bool:
