@@ -317,6 +317,7 @@ def test_tui_gets_the_parsed_flags(
             "model": "x",
             "compare": None,
             "continue_last": True,
+            "blind": False,
         }
     ]  # --compare's own flag checks are in tests/unit/test_compare.py
 
