@@ -8,6 +8,7 @@ import random
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.command import CommandPalette
 from textual.pilot import Pilot
 
@@ -17,7 +18,9 @@ from app.settings.config import Config, ProviderConfig
 from app.store import Store
 from app.store.votes import Vote
 from app.ui.app import TriptychApp
+from app.ui.screens.compare import CompareScreen
 from app.ui.widgets.compare_pane import ComparePane
+from app.ui.widgets.compare_tabs import Tab
 from app.wire.engine import Api
 from tests.fakes import provider as fake
 from tests.fakes.provider import FakeProvider
@@ -230,3 +233,74 @@ async def test_the_palette_turns_a_comparison_blind_for_the_next_prompt(
         assert all(name in screen_text(app) for name in WHO.values())
     votes = read_votes(tmp_path / "history.db")
     assert [(v.prompt, v.outcome) for v in votes] == [("blind now", "winner")]
+
+
+# More pane selections than a test of two rounds could ever make: past it, tabs and panes are
+# activating each other in turn (a livelock), and the test fails instead of spinning forever.
+SELECTIONS = 60
+
+
+@pytest.fixture
+def bounded_selections(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Every pane selection the comparison makes, failing the app once there are too many."""
+    made: list[int] = []
+    select = CompareScreen._select
+
+    def counted(screen: CompareScreen, index: int) -> None:
+        made.append(index)
+        if len(made) > SELECTIONS:
+            raise AssertionError(f"{len(made)} pane selections: tabs and panes ping-pong")
+        select(screen, index)
+
+    monkeypatch.setattr(CompareScreen, "_select", counted)
+    return made
+
+
+async def test_on_a_narrow_screen_the_tabs_follow_the_letters(
+    fakes: dict[Api, FakeProvider], tmp_path: Path, bounded_selections: list[int]
+) -> None:
+    app = blind_app(fakes, tmp_path, blind=True)
+    async with app.run_test(size=(90, 30)) as pilot:
+        screen = compare_screen(app)
+        screen.rng = random.Random(differing_seed(3))
+        orders = []
+        for prompt in ("one", "two"):
+            before = await voted_round(pilot, fakes, prompt)
+            assert screen.tabs.display
+            assert screen.round is not None
+            orders.append(screen.round.order)
+            tabs = [str(tab.label)[:3] for tab in screen.tabs.query(Tab)]
+            assert tabs == ["1 A", "2 B", "3 C"]
+            assert str(screen.tabs.active_tab.label).startswith("1 A")  # type: ignore[union-attr]
+            assert leaks(before) == []
+            await pilot.press("escape")
+            await pilot.pause()
+        assert orders[0] != orders[1]  # two shuffles, each laid out in letter order
+        # After the vote the tabs name the panes, still in the round's order.
+        names = [str(tab.label) for tab in screen.tabs.query(Tab)]
+        assert len(names) == 3
+        assert all(p.provider.name in n for p, n in zip(screen.panes, names, strict=True))
+        await pilot.press("alt+right")  # the tabs still follow the selection
+        await pilot.pause()
+        assert screen.selected == 1
+        assert screen.tabs.active == screen._tab_ids[id(screen.panes[1])]
+    assert len(bounded_selections) <= SELECTIONS
+
+
+async def test_a_stale_tab_activation_does_not_ping_pong_with_the_selection(
+    fakes: dict[Api, FakeProvider], tmp_path: Path, bounded_selections: list[int]
+) -> None:
+    """Two activations queued before either is handled (as the tab row's own first one and the
+    shuffled first pane's are, when a blind comparison opens): the stale one is let go."""
+    app = blind_app(fakes, tmp_path)
+    async with app.run_test(size=(90, 30)) as pilot:
+        screen = compare_screen(app)
+        await pilot.pause()
+        first, second = (screen._tab_ids[id(pane)] for pane in screen.panes[1:])
+        screen.tabs.active = first
+        screen.tabs.active = second
+        for _ in range(10):
+            await pilot.pause()
+        assert screen.selected == 2
+        assert screen.tabs.active == second
+    assert len(bounded_selections) <= SELECTIONS

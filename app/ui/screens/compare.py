@@ -257,6 +257,10 @@ class CompareScreen(Screen[None]):
         self._relabel_tab(message.pane)
 
     def on_tabs_tab_activated(self, message: PaneTabs.TabActivated) -> None:
+        # A stale activation (another tab became active since it was sent) is let go: acting
+        # on it would activate its tab again, and two such messages would ping-pong forever.
+        if message.tab.id != self.tabs.active:
+            return
         for index, pane in enumerate(self.panes):
             if self._tab_ids.get(id(pane)) == message.tab.id and index != self.selected:
                 self._select(index)
@@ -342,7 +346,6 @@ class CompareScreen(Screen[None]):
             self._round_panes = list(self.panes)
         base = self._round_panes
         self.round = BlindRound.shuffled(len(base), self.rng)
-        selected = self.selected_pane if self.selected < len(self.panes) else None
         self.panes = [base[index] for index in self.round.order]
         for slot, pane in enumerate(self.panes):
             pane.number = slot + 1
@@ -352,9 +355,13 @@ class CompareScreen(Screen[None]):
                 self.container.move_child(pane, before=0)
             else:
                 self.container.move_child(pane, after=self.panes[slot - 1])
-        if selected is not None and self.is_mounted:
-            self._select(self.panes.index(selected))
+        self.call_after_refresh(self._reorder_tabs)  # once the tab row has its tabs
+        if self.is_mounted:  # pane A: the one selected last round would say who it is now
+            self._select(0)
             self._arrange(self.size.width)
+
+    def _reorder_tabs(self) -> None:
+        self.tabs.reorder([self._tab_ids[id(pane)] for pane in self.panes])
 
     @property
     def hidden(self) -> bool:

@@ -26,6 +26,17 @@ class PaneTabs(Tabs):
     }
     """
 
+    def reorder(self, tab_ids: list[str]) -> None:
+        """Lay the tabs out in this order (a blind comparison's letter order)."""
+        tab_list = self.query_one("#tabs-list")
+        tabs = [tab for tab_id in tab_ids if (tab := self.get_tab(tab_id)) is not None]
+        for slot, tab in enumerate(tabs):
+            if slot == 0:
+                tab_list.move_child(tab, before=0)
+            else:
+                tab_list.move_child(tab, after=tabs[slot - 1])
+        self.call_after_refresh(self._highlight_active)  # the underline follows its tab
+
     def relabel(self, tab_id: str, label: Content) -> None:
         tab = self.get_tab(tab_id)
         if tab is not None and tab.label != label:
