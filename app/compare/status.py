@@ -46,9 +46,15 @@ def tab_segments(number: int, label: str, state: str) -> list[Segment]:
 
 
 def pane_status_segments(
-    stats: PaneStats | None, turn: Turn | None, watch: TurnWatch | None, now: float
+    stats: PaneStats | None,
+    turn: Turn | None,
+    watch: TurnWatch | None,
+    now: float,
+    *,
+    blind: bool = False,
 ) -> list[Segment]:
-    """`stats` describe the turn as it stands (live while it streams); None before a prompt."""
+    """`stats` describe the turn as it stands (live while it streams); None before a prompt.
+    `blind`: without a failure's code, whose words can name the provider."""
     if stats is None or turn is None or watch is None:
         return [(READY, DIM)]
     word = watch.state_word(turn)
@@ -76,7 +82,8 @@ def pane_status_segments(
         parts.append((clean_line(f"finish {stats.finish_reason}"), DIM))
     if stats.cost is not None:
         parts.append((format_cost(stats.cost), DIM))
-    parts.extend(error_segment(turn))
+    if not blind:
+        parts.extend(error_segment(turn))
     return parts
 
 

@@ -89,7 +89,7 @@ class CompareScreen(Screen[None]):
         Binding("alt+right", "select(1)", "pane →"),
         Binding("ctrl+g", "continue_alone", "continue alone"),
         Binding("ctrl+r", "toggle_reasoning", "reasoning"),
-        Binding("ctrl+o", "app.show_history", "history", show=False),
+        Binding("ctrl+o", "show_history", "history", show=False),
         Binding("ctrl+n", "new_comparison", "new", show=False),
         Binding("pageup", "scroll_pane(-1)", "scroll up", show=False, priority=True),
         Binding("pagedown", "scroll_pane(1)", "scroll down", show=False, priority=True),
@@ -305,7 +305,14 @@ class CompareScreen(Screen[None]):
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "stop_all":
             return any(p.turn is not None and not p.turn.done for p in self.panes)
+        if action == "continue_alone":  # out of the footer while blind: it names the pane
+            return not self.hidden
         return True
+
+    async def action_show_history(self) -> None:
+        """Ctrl+O: the history names every provider, so not while the comparison is blind."""
+        if not self._refuse_hidden():
+            await self.app.run_action("show_history")
 
     def action_stop_all(self) -> None:
         for pane in self.panes:
@@ -359,6 +366,7 @@ class CompareScreen(Screen[None]):
         if self.is_mounted:  # pane A: the one selected last round would say who it is now
             self._select(0)
             self._arrange(self.size.width)
+            self.refresh_bindings()
 
     def _reorder_tabs(self) -> None:
         self.tabs.reorder([self._tab_ids[id(pane)] for pane in self.panes])
@@ -388,6 +396,7 @@ class CompareScreen(Screen[None]):
         self._arrange(self.size.width)
         self.rank()
         self.prompt.focus()
+        self.refresh_bindings()  # the keys that name a pane are back
         record, prompt = self.record, self._round_prompt
         if record is None or record.history.store is None:
             return

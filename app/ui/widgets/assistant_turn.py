@@ -89,6 +89,7 @@ class AssistantTurn(Vertical):
         self._pacer = new_pacer()
         self._answer_started = False
         self.drawn = False  # True once the settled turn is completely on screen
+        self.reason_withheld = False  # blind: why it failed may name who answered
 
     def compose(self) -> ComposeResult:
         if self.label:
@@ -169,9 +170,18 @@ class AssistantTurn(Vertical):
                 await self._calls.mount(card)
             card.refresh_from_call()
 
+    def withhold_reason(self, withheld: bool) -> None:
+        """A blind comparison's pane: a failure's reason (the server's words, a host) can name
+        the provider, so until the vote only its mark shows; then the reason whole."""
+        self.reason_withheld = withheld
+        if self.drawn:
+            self._show_outcome()
+
     def _show_outcome(self) -> None:
         turn = self.turn
         text = outcome_text(turn)
+        if self.reason_withheld and turn.status in (TurnStatus.FAILED, TurnStatus.INTERRUPTED):
+            text = f"{_OUTCOME_MARK[turn.status]} — why shows after the vote"
         if not text and turn.status is TurnStatus.COMPLETE and not (turn.text_parts or turn.calls):
             text = "(the model sent an empty answer)"
             self._outcome.add_class("-empty")

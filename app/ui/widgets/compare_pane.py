@@ -86,16 +86,30 @@ class ComparePane(ChatPane):
         )
 
     def hide(self, letter: str) -> None:
-        """Blind: called `letter` everywhere (header, tab, ranking), its cost left out."""
+        """Blind: called `letter` everywhere (header, tab, ranking), its cost and the reasons
+        of its failures left out."""
         self.letter = letter
         self.label = letter
         self.show_header()
+        self._withhold_reasons(True)
 
     def unhide(self, label: str) -> None:
-        """The vote is in: the pane's own name (and cost) again."""
+        """The vote is in: the pane's own name (and cost, and why it failed) again."""
         self.letter = None
         self.label = label
         self.show_header()
+        self._withhold_reasons(False)
+
+    def _withhold_reasons(self, withheld: bool) -> None:
+        for view in self.transcript.query(AssistantTurn):
+            view.withhold_reason(withheld)
+        if self.is_mounted:  # the status line too: its cost and error code
+            self.update_status(self._clock.now())
+
+    async def _start_turn(self, prompt: UserMessage | None = None) -> None:
+        await super()._start_turn(prompt)
+        if self.letter is not None and self.current is not None:
+            self.current.withhold_reason(True)
 
     @property
     def saved_turn(self) -> TurnRecord | None:
@@ -159,6 +173,7 @@ class ComparePane(ChatPane):
             None if view is None else view.turn,
             None if view is None else view.turn_watch,
             now,
+            blind=self.letter is not None,
         )
         self.status_bar.show(segments)
         state = segments[0][0]

@@ -1,0 +1,131 @@
+"""Blind comparison (issue 14 item 1): nothing on screen names a provider or model until the vote:
+every screen captured through a round is searched, while one pane streams, once a pane failed
+with an error naming its provider and model (and a code of its own) and another was cut off, with
+the footer, the keys sheet, the palette and the notices the refused keys give. After the vote the
+error is shown whole and the keys come back."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from textual.command import CommandPalette
+from textual.pilot import Pilot
+
+from app.ui.app import TriptychApp
+from app.ui.screens.compare import CompareScreen
+from app.wire.engine import Api
+from tests.fakes import provider as fake
+from tests.fakes.provider import FakeProvider
+from tests.ui.compare_helpers import answer, ask, compare_screen
+from tests.ui.helpers import footer_text, screen_text, wait_until
+from tests.ui.test_compare_blind import SECRETS, WHO, blind_app
+
+WIDE = (170, 40)
+ERROR = "zebra-model at zebra is overloaded"
+CODE = "zebra_overloaded"  # the server's own code names it too
+LEAKY = [*SECRETS, CODE]
+
+
+def leaks(text: str) -> list[str]:
+    return [secret for secret in LEAKY if secret in text]
+
+
+def notices(app: TriptychApp) -> str:
+    return "\n".join(notification.message for notification in app._notifications)
+
+
+class Captures:
+    """Every screen (and every notice) seen before the vote, by what was on it."""
+
+    def __init__(self, pilot: Pilot[Any]) -> None:
+        self.pilot = pilot
+        self.seen: dict[str, str] = {}
+
+    async def take(self, what: str) -> str:
+        await self.pilot.pause()
+        app = self.pilot.app
+        assert isinstance(app, TriptychApp)
+        text = self.seen[what] = f"{screen_text(app)}\n{notices(app)}"
+        return text
+
+    def leaked(self) -> dict[str, list[str]]:
+        return {what: found for what, text in self.seen.items() if (found := leaks(text))}
+
+
+def push_round(fakes: dict[Api, FakeProvider]) -> None:
+    """zebra fails naming itself, quokka streams slowly, okapi's stream is cut off."""
+    fakes[Api.CHAT].push(fake.http_error(Api.CHAT, 500, CODE, ERROR))
+    fakes[Api.MESSAGES].push(fake.stream(Api.MESSAGES, answer(*(["word "] * 12)), delay=0.05))
+    fakes[Api.RESPONSES].push(fake.cut_mid_event(Api.RESPONSES, answer("some ", "words")))
+
+
+async def test_nothing_names_a_provider_before_the_vote(
+    fakes: dict[Api, FakeProvider], tmp_path: Path
+) -> None:
+    app = blind_app(fakes, tmp_path, blind=True)
+    async with app.run_test(size=WIDE) as pilot:
+        screen = compare_screen(app)
+        shots = Captures(pilot)
+        await shots.take("before the first prompt")
+        push_round(fakes)
+        await ask(pilot, "which one")
+        slow = next(p for p in screen.panes if p.provider.name == WHO[Api.MESSAGES])
+        await wait_until(pilot, lambda: slow.state == "streaming", what="quokka streaming")
+        await shots.take("while a pane streams")
+        await wait_until(pilot, lambda: screen.vote_bar.asking, what="the vote bar")
+        failed = await shots.take("every pane done")
+        assert "✖ failed" in failed  # the failure itself shows: it is a fair criterion
+        assert "⚠ interrupted" in failed
+        assert "why shows after the vote" in failed
+        assert "continue alone" not in footer_text(app)  # it would name the pane's provider
+
+        for key in ("ctrl+g", "ctrl+o"):  # refused, with a notice that names nobody
+            await pilot.press(key)
+            await shots.take(f"after {key}")
+            assert app.screen is screen
+            assert screen.hidden
+        assert "vote first" in notices(app)
+
+        await pilot.press("f1")
+        await wait_until(pilot, lambda: app.screen is not screen, what="the keys sheet")
+        await shots.take("the keys sheet")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is screen, what="back")
+
+        await pilot.press("ctrl+p")
+        await wait_until(pilot, lambda: isinstance(app.screen, CommandPalette), what="palette")
+        palette = app.screen
+        await wait_until(pilot, lambda: palette.has_class("-ready"), what="the palette's list")
+        await shots.take("the palette")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: app.screen is screen, what="back")
+        screen.vote_bar.focus()
+        assert shots.leaked() == {}
+
+        await pilot.press("1")
+        await pilot.pause()
+        after = screen_text(app)
+        assert ERROR in after.replace("\n", " ") or "zebra-model at zebra" in after
+        assert CODE in after
+        zebra = next(p for p in screen.panes if p.provider.name == WHO[Api.CHAT])
+        assert CODE in zebra.status_bar.render().plain  # its status line says it again too
+        assert all(name in after for name in WHO.values())
+        assert "continue alone" in footer_text(app)
+        assert not screen.hidden
+
+
+async def test_a_failed_pane_says_why_at_once_when_the_comparison_is_not_blind(
+    fakes: dict[Api, FakeProvider], tmp_path: Path
+) -> None:
+    app = blind_app(fakes, tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        screen = compare_screen(app)
+        assert isinstance(screen, CompareScreen)
+        push_round(fakes)
+        await ask(pilot, "named")
+        await wait_until(
+            pilot, lambda: all(p.turn is not None and p.turn.done for p in screen.panes)
+        )
+        await wait_until(pilot, lambda: CODE in screen_text(app), what="the error code")
+        assert "zebra-model at zebra" in screen_text(app)
