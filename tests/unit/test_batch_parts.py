@@ -39,7 +39,8 @@ def test_without_a_usable_header_the_backoff_is_jittered_and_doubles(header: str
         assert max(d for d in delays if d is not None) > ceiling / 2  # spread, not fixed
 
 
-def test_on_a_terminal_the_bars_are_redrawn_in_place() -> None:
+def test_on_a_terminal_the_bars_are_redrawn_in_place(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "120")  # the bars are cut to the terminal; pin its width
     tallies = [Tally("kenari:m1", 10), Tally("a-much-longer:name", 10)]
     stream = io.StringIO()
     progress = Progress(stream, tallies, tty=True, started=0.0)
