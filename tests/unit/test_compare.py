@@ -430,9 +430,8 @@ def test_ctrl_c_stops_every_stream_prints_the_list_and_exits_130(tmp_path: Path)
     )
     assert process.stderr is not None
     assert "demo: offline sample" in process.stderr.readline()  # the streams are starting
-    time.sleep(
-        2.5
-    )  # past the first tokens (0.35 s, later on a loaded machine), far from the end (20 s)
+    # past the first tokens (0.35 s, later on a loaded machine), far from the end (20 s)
+    time.sleep(2.5)
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=10)
     assert process.returncode == 130, err
