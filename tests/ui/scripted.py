@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.providers.client import Timing
+from app.providers.params import RequestParams, format_fields
 from app.settings.config import Config, ProviderConfig, UiSettings
 from app.ui.app import TriptychApp
 from app.wire.conversation import Conversation
@@ -53,7 +54,10 @@ class ScriptedStreamer:
         timing: Timing | None = None,
         *,
         model: str | None = None,
+        params: RequestParams | None = None,
     ) -> Turn:
+        if params is not None:  # what a Chat Completions body would carry, for the header
+            turn.params = {**format_fields(params, Api.CHAT), **params.extra}
         try:
             for step in self.steps:
                 self.clock.now = step.at

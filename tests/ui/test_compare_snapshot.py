@@ -129,6 +129,7 @@ class _PaneStreamer:
         timing: Timing | None = None,
         *,
         model: str | None = None,
+        params: object = None,
     ) -> Turn:
         await self.conductor.join(self.name, turn, timing)
         return turn

@@ -23,6 +23,7 @@ CHAT = [
     "New chat",
     "Compare with…",
     "Toggle reasoning panes",
+    "Parameters…",
     "Inspect the wire",
     "Record the session",
     "Copy last answer",

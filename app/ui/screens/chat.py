@@ -28,6 +28,7 @@ from app.display.code_blocks import code_blocks
 from app.store import ExportFormat
 from app.ui.clipboard import copy_text
 from app.ui.palette import Choice, ScreenCommands
+from app.ui.screens.parameters import edit_parameters, params_summary
 from app.ui.widgets.chat_pane import ChatPane
 from app.ui.widgets.frame_list import FrameList
 from app.ui.widgets.inspector import Inspector
@@ -74,6 +75,11 @@ class ChatCommands(ScreenCommands):
                 "side by side, same conversation",
             ),
             Choice("Toggle reasoning panes", ask(ChatScreen.ToggleReasoningRequested), "ctrl+r"),
+            Choice(
+                "Parameters…",
+                chat.later("parameters"),
+                f"f3 · now: {params_summary(pane.params, pane.provider.api) or 'none set'}",
+            ),
             Choice("Inspect the wire", chat.later("inspect"), "f2: the last answer's frames"),
             (
                 Choice(
@@ -136,6 +142,7 @@ class ChatScreen(Screen[None]):
         Binding("ctrl+t", "retry", "retry", tooltip="after a stopped, cut or failed answer"),
         Binding("ctrl+r", "toggle_reasoning", "reasoning", tooltip="open or close every pane"),
         Binding("f2", "inspect", "inspect", tooltip="the wire of the last answer, beside it"),
+        Binding("f3", "parameters", "parameters", show=False, tooltip="temperature, max tokens, …"),
         Binding("ctrl+n", "new_chat", "new chat", tooltip="this one stays in the history"),
         Binding("ctrl+o", "app.show_history", "history", tooltip="search, reopen, rename"),
         Binding(
@@ -264,6 +271,9 @@ class ChatScreen(Screen[None]):
 
     def action_toggle_reasoning(self) -> None:
         self.post_message(self.ToggleReasoningRequested())
+
+    def action_parameters(self) -> None:
+        edit_parameters(self.app, self.pane)
 
     # -- the inspector (F2) ---------------------------------------------------------------------
 

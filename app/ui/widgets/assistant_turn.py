@@ -14,6 +14,7 @@ from textual.widgets import Static
 
 from app.display.fences import new_pacer
 from app.display.sanitize import clean, clean_line
+from app.display.sent_with import SEPARATOR, sent_summary
 from app.display.status_line import sentence
 from app.display.turn_watch import TurnWatch
 from app.ui.widgets.answer import AnswerView
@@ -73,6 +74,8 @@ class AssistantTurn(Vertical):
         """`label` names who wrote the answer (provider · model, `retry N`), shown above it."""
         super().__init__()
         self.label = label
+        self._label = Static(Content(label), markup=False, classes="turn--label")
+        self._sent_with: dict[str, object] | None = None  # the params the label shows
         self.turn = turn
         self.turn_watch = watch
         self.keep_reasoning_open = keep_reasoning_open
@@ -93,7 +96,7 @@ class AssistantTurn(Vertical):
 
     def compose(self) -> ComposeResult:
         if self.label:
-            yield Static(Content(self.label), markup=False, classes="turn--label")
+            yield self._label
         yield self.reasoning
         yield self.answer
         yield self._calls
@@ -119,6 +122,8 @@ class AssistantTurn(Vertical):
     async def _draw(self, now: float) -> bool:
         turn = self.turn
         final = turn.done  # read once: the worker may settle the turn while we draw
+        if self.label and turn.params is not self._sent_with:
+            self._show_sent_with()
         await self._flush_reasoning(now, final)
         await self._flush_answer(now, final)
         final = final and self.answer.caught_up  # else more of the answer on the next tick
@@ -176,6 +181,19 @@ class AssistantTurn(Vertical):
         self.reason_withheld = withheld
         if self.drawn:
             self._show_outcome()
+
+    def _show_sent_with(self) -> None:
+        """The label names what the request was sent with, once it was built (and again when
+        it was built anew, e.g. asked again without `stream_options`)."""
+        self._sent_with = params = self.turn.params
+        summary = sent_summary(params)
+        label = f"{self.label}{SEPARATOR}{summary}" if summary else self.label
+        self._label.update(Content(label))
+
+    @property
+    def label_text(self) -> str:
+        """The header above the answer, as shown."""
+        return str(self._label.content)
 
     def _show_outcome(self) -> None:
         turn = self.turn

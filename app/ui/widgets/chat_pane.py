@@ -27,6 +27,7 @@ from textual.worker import Worker, WorkerCancelled, WorkerFailed
 from app.display.status_line import StatusInput, answer_label, status_segments
 from app.display.turn_watch import TurnWatch, settled_watch
 from app.providers.client import Timing
+from app.providers.params import RequestParams
 from app.settings.config import ConfigError, ProviderConfig
 from app.store import StoredConversation, StoredMessage
 from app.store.session import PaneHistory, TurnRecord, continued_conversation
@@ -53,6 +54,7 @@ class TurnStreamer(Protocol):
         timing: Timing | None = None,
         *,
         model: str | None = None,
+        params: RequestParams | None = None,
     ) -> Turn: ...
 
     async def list_models(self) -> list[str]: ...
@@ -101,6 +103,8 @@ class ChatPane(Vertical):
         self.model = model
         self.keep_reasoning_open = keep_reasoning_open
         self.conversation = Conversation(system=system)
+        # The parameters panel's values: over the provider's `params`, sent with each request.
+        self.params: RequestParams | None = None
         self.transcript = Transcript()
         self.transcript.reading_width = reading_width  # [ui] reading_width
         self.status_bar = StatusBar()
@@ -195,7 +199,9 @@ class ChatPane(Vertical):
     ) -> None:
         try:
             await record.written()  # the prompt is in the history before the request is sent
-            await client.stream(self.conversation, turn, timing, model=self.model)
+            await client.stream(
+                self.conversation, turn, timing, model=self.model, params=self.params
+            )
         finally:
             if not turn.done:
                 turn.end()
