@@ -7,7 +7,8 @@
                  [--json] [--record FILE]
     triptych ask [PROMPT] --compare A,B[,C[,D]] [--system TEXT | --system-preset NAME]
                  [--reasoning] [--json] [--record FILE]
-    triptych providers | config [--example] | history | export ID [--format md|json] [--raw]
+    triptych providers | config [--example] | history
+    triptych export ID [--format md|json] [--raw] [--all-branches]
     triptych tools [--json]
     triptych replay FILE
     triptych serve [--host 127.0.0.1] [--port 8000] [--public-url URL]
@@ -108,6 +109,11 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--format", choices=("md", "json"), default="md")
     export.add_argument(
         "--raw", action="store_true", help="add each answer's kept raw stream (a recording)"
+    )
+    export.add_argument(
+        "--all-branches",
+        action="store_true",
+        help="every branch of the chat, indented (default: the branch shown)",
     )
     serve = commands.add_parser(
         "serve",
@@ -901,7 +907,10 @@ def _export(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
 
     def export(store: Store) -> int:
         try:
-            stdout.write(export_conversation(store, args.id, args.format, raw=args.raw))
+            text = export_conversation(
+                store, args.id, args.format, raw=args.raw, all_branches=args.all_branches
+            )
+            stdout.write(text)
         except ConversationNotFound as exc:
             print(f"triptych: {exc}", file=stderr)
             return NOT_FOUND

@@ -23,6 +23,7 @@ from typing import Any
 from app.providers.kept_stream import KeptStreamError, pack, recording_of, unpack
 from app.settings.paths import data_dir
 from app.store import queries
+from app.store.branches import AT_END, branch_view, is_tree, next_chosen, parent_for, tree_of
 from app.store.errors import ConversationNotFound, StoreError, too_new, unusable
 from app.store.health import damaged_log
 from app.store.liveness import INTERRUPTED_BY_EXIT, Owner, is_orphaned
@@ -217,18 +218,26 @@ class Store:
             return select_votes(conn, since=since, tag=tag, conversation_id=conversation_id)
 
     def add_user_message(
-        self, conv_id: int, text: str, attachments: Sequence[Attachment] = ()
+        self,
+        conv_id: int,
+        text: str,
+        attachments: Sequence[Attachment] = (),
+        *,
+        parent: int | None = AT_END,
     ) -> int:
         """Store a prompt with its files; committed before this returns, so before any request
-        is sent. A file's content is stored once, however many prompts carry it."""
+        is sent. A file's content is stored once, however many prompts carry it. In a chat it
+        follows `parent` (an edit: a sibling of the prompt edited), by default the end of the
+        chosen path, and becomes the chosen branch."""
         now = self.clock()
         with self._write() as conn:
             self._touch(conn, conv_id, now)
             cur = conn.execute(
-                "INSERT INTO messages (conversation_id, role, text, created_at, updated_at) "
-                "VALUES (?, 'user', ?, ?, ?)",
-                (conv_id, text, now, now),
-            )
+                "INSERT INTO messages (conversation_id, role, text, parent_id, chosen, "
+                "created_at, updated_at) VALUES (?, 'user', ?, ?, ?, ?, ?)",
+                (conv_id, text, parent_for(conn, conv_id, parent), next_chosen(conn, conv_id),
+                 now, now),
+            )  # fmt: skip
             message_id = _rowid(cur)
             for position, a in enumerate(attachments):
                 conn.execute(
@@ -252,19 +261,23 @@ class Store:
         api: str,
         pane: int = 0,
         reply_to: int | None = None,
+        parent: int | None = AT_END,
     ) -> int:
         """Create the assistant row (status streaming) that save_turn will fill. `reply_to`
         names the prompt it answers when later prompts are already stored (a batch stores
-        every repeat of a prompt before the answers, which arrive in any order)."""
+        every repeat of a prompt before the answers, which arrive in any order). In a chat it
+        follows `parent` (a regenerated answer: a sibling of the one regenerated), by default
+        the end of the chosen path, and becomes the chosen branch."""
         now = self.clock()
         with self._write() as conn:
             self._touch(conn, conv_id, now)
             cur = conn.execute(
                 "INSERT INTO messages (conversation_id, role, status, provider, model, api, pane,"
-                " reply_to, owner, created_at, updated_at)"
-                " VALUES (?, 'assistant', ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " reply_to, parent_id, chosen, owner, created_at, updated_at)"
+                " VALUES (?, 'assistant', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (conv_id, TurnStatus.STREAMING.value, provider, model, str(api), pane,
-                 reply_to, self.owner, now, now),
+                 reply_to, parent_for(conn, conv_id, parent), next_chosen(conn, conv_id),
+                 self.owner, now, now),
             )  # fmt: skip
         return _rowid(cur)
 
@@ -326,11 +339,16 @@ class Store:
         now = self.clock()
         copied = ", ".join(_COPIED)
         with self._write() as conn:
+            found = conn.execute(
+                "SELECT conversation_id FROM messages WHERE id = ?", (turn_id,)
+            ).fetchone()
+            conv_id = -1 if found is None else found[0]
+            parent = parent_for(conn, conv_id, AT_END)  # a chat's: after the end of its path
             cur = conn.execute(
-                f"INSERT INTO messages (conversation_id, {copied}, pane, reply_to, created_at, "
-                f"updated_at) SELECT conversation_id, {copied}, ?, ?, ?, ? FROM messages "
-                "WHERE id = ? AND role = 'assistant'",
-                (pane, reply_to, now, now, turn_id),
+                f"INSERT INTO messages (conversation_id, {copied}, pane, reply_to, parent_id, "
+                f"chosen, created_at, updated_at) SELECT conversation_id, {copied}, ?, ?, ?, ?, "
+                "?, ? FROM messages WHERE id = ? AND role = 'assistant'",
+                (pane, reply_to, parent, next_chosen(conn, conv_id), now, now, turn_id),
             )
             if cur.rowcount != 1:
                 raise ConversationNotFound(f"no answer {turn_id} in the history")
@@ -357,14 +375,39 @@ class Store:
 
     def delete_messages_from(self, conv_id: int, message_id: int) -> int:
         """Drop a message and everything after it (retry and edit); returns how many went.
-        Answers copied later to earlier prompts are not after it, and stay."""
+        Answers copied later to earlier prompts are not after it, and stay. In a chat, what
+        follows it on its own branches only: other branches stay."""
         with self._write() as conn:
-            cur = conn.execute(
-                "DELETE FROM messages WHERE conversation_id = ? AND COALESCE(reply_to, id) >= ?",
-                (conv_id, message_id),
-            )
+            tree = tree_of(conn, conv_id)
+            if message_id in tree.nodes and is_tree(conn, conv_id):
+                gone = tree.subtree(message_id)
+                conn.executemany("DELETE FROM messages WHERE id = ?", [(i,) for i in gone])
+                count = len(gone)
+            else:
+                cur = conn.execute(
+                    "DELETE FROM messages WHERE conversation_id = ? "
+                    "AND COALESCE(reply_to, id) >= ?",
+                    (conv_id, message_id),
+                )
+                count = cur.rowcount
             _drop_unlinked_attachments(conn)
-        return cur.rowcount
+        return count
+
+    def choose(self, message_id: int) -> None:
+        """Show this branch: the message becomes the chosen one among its siblings (what
+        follows it keeps its own choices)."""
+        with self._write() as conn:
+            row = conn.execute(
+                "SELECT conversation_id FROM messages WHERE id = ?", (message_id,)
+            ).fetchone()
+            if row is None:
+                raise ConversationNotFound(f"no message {message_id} in the history")
+            conv_id = row[0]
+            conn.execute(
+                "UPDATE messages SET chosen = ? WHERE id = ?",
+                (next_chosen(conn, conv_id), message_id),
+            )
+            self._touch(conn, conv_id, self.clock())
 
     def save_stream(self, turn_id: int, exchange: CapturedExchange) -> bool:
         """Keep an answer's raw stream with it (its recording, compressed here: call it from
@@ -432,7 +475,10 @@ class Store:
             found = queries.summaries(conn, list(hits))
         return [replace(s, snippet=hits[s.id]) for s in found]
 
-    def load(self, conv_id: int) -> StoredConversation:
+    def load(self, conv_id: int, *, all_branches: bool = False) -> StoredConversation:
+        """A conversation as shown: a chat's chosen path (each message knowing its siblings),
+        a comparison's messages in reading order. `all_branches`: every branch of a chat,
+        parents before children, each message with its `level` of indent."""
         with self._read() as conn:
             row = conn.execute("SELECT * FROM conversations WHERE id = ?", (conv_id,)).fetchone()
             if row is None:
@@ -450,6 +496,10 @@ class Store:
         for f in files:
             attached.setdefault(f["message_id"], []).append(row_to_attachment(f))
         messages = [row_to_message(r, tuple(attached.get(r["id"], ()))) for r in rows]
+        if row["kind"] == "chat":
+            messages = branch_view(messages, all_branches=all_branches)
+        else:
+            messages = in_reading_order(messages)
         return StoredConversation(
             id=row["id"],
             title=row["title"],
@@ -457,7 +507,7 @@ class Store:
             system=row["system"],
             created_at=row["created_at"],
             updated_at=row["updated_at"],
-            messages=in_reading_order(messages),
+            messages=messages,
             batch_id=row["batch_id"],
         )
 

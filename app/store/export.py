@@ -73,15 +73,22 @@ def _summary_line(s: ConversationSummary) -> str:
 
 
 def export_conversation(
-    store: Store, conv_id: int, fmt: ExportFormat = "md", *, raw: bool = False
+    store: Store,
+    conv_id: int,
+    fmt: ExportFormat = "md",
+    *,
+    raw: bool = False,
+    all_branches: bool = False,
 ) -> str:
-    """The whole conversation as Markdown or JSON; raises ConversationNotFound for a bad id.
+    """The conversation as Markdown or JSON; raises ConversationNotFound for a bad id.
 
+    A chat's chosen branch, or with `all_branches` every branch (Markdown indents each
+    alternative under the fork it leaves from; JSON gives each message its parent and level).
     `raw` adds each answer's kept stream (its recording's JSON Lines; redacted when captured),
     which exports otherwise leave out."""
     if fmt not in EXPORT_FORMATS:
         raise ValueError(f"unknown export format {fmt!r}; use md or json")
-    conversation = store.load(conv_id)
+    conversation = store.load(conv_id, all_branches=all_branches)
     streams: dict[int, str | None] | None = None
     if raw:
         streams = {}
@@ -92,11 +99,16 @@ def export_conversation(
                 except ValueError as exc:  # a damaged stored stream: say so in its place
                     streams[m.id] = f"(the stored stream cannot be read: {exc})"
     if fmt == "json":
-        return to_json(conversation, streams)
-    return to_markdown(conversation, streams)
+        return to_json(conversation, streams, branches=all_branches)
+    return to_markdown(conversation, streams, branches=all_branches)
 
 
-def to_json(conv: StoredConversation, streams: Mapping[int, str | None] | None = None) -> str:
+def to_json(
+    conv: StoredConversation,
+    streams: Mapping[int, str | None] | None = None,
+    *,
+    branches: bool = False,
+) -> str:
     document = {
         "format": "triptych-conversation",
         "version": JSON_FORMAT_VERSION,
@@ -106,7 +118,7 @@ def to_json(conv: StoredConversation, streams: Mapping[int, str | None] | None =
         "system": conv.system,
         "created_at": _iso(conv.created_at),
         "updated_at": _iso(conv.updated_at),
-        "messages": [_message_dict(m, streams) for m in conv.messages],
+        "messages": [_message_dict(m, streams, branches=branches) for m in conv.messages],
     }
     text = json.dumps(document, ensure_ascii=False, indent=2)
     # json escapes C0 controls itself; escape C1 and the invisible ones too, so nothing in it
@@ -114,8 +126,12 @@ def to_json(conv: StoredConversation, streams: Mapping[int, str | None] | None =
     return _ESCAPED.sub(lambda m: f"\\u{ord(m.group()):04x}", text) + "\n"
 
 
-def _message_dict(m: StoredMessage, streams: Mapping[int, str | None] | None) -> dict[str, Any]:
+def _message_dict(
+    m: StoredMessage, streams: Mapping[int, str | None] | None, *, branches: bool = False
+) -> dict[str, Any]:
     out: dict[str, Any] = {"id": m.id, "role": m.role, "text": m.text}
+    if branches:
+        out.update(parent_id=m.parent_id, level=m.level, branch=list(_branch(m)))
     out["created_at"] = _iso(m.created_at)
     turn = m.turn
     if turn is None:
@@ -183,7 +199,19 @@ def _iso(timestamp: float) -> str:
     return datetime.fromtimestamp(timestamp).astimezone().isoformat(timespec="seconds")
 
 
-def to_markdown(conv: StoredConversation, streams: Mapping[int, str | None] | None = None) -> str:
+def _branch(m: StoredMessage) -> tuple[int, int]:
+    """Which of its siblings a message is (1-based) and how many there are."""
+    return (m.siblings.index(m.id) + 1 if m.id in m.siblings else 1), max(len(m.siblings), 1)
+
+
+def to_markdown(
+    conv: StoredConversation,
+    streams: Mapping[int, str | None] | None = None,
+    *,
+    branches: bool = False,
+) -> str:
+    """`branches`: every branch of a chat, each alternative headed `branch N/M` and indented
+    two spaces per fork above it."""
     compare = conv.kind in ("compare", "batch")  # side by side: each answer names its pane
     lines = [f"# {conv.title or 'Conversation'} (#{conv.id})", ""]
     lines.append(f"*{conv.kind}, started {_when(conv.created_at)}*")
@@ -191,41 +219,57 @@ def to_markdown(conv: StoredConversation, streams: Mapping[int, str | None] | No
     if conv.system:
         lines += ["## System", "", conv.system, ""]
     for m in conv.messages:
-        if m.turn is None:
-            lines += ["## You", "", m.text, ""]
-            if m.attachments:
-                lines += [_attached(a) for a in m.attachments] + [""]
-            continue
-        lines += [_assistant_heading(m, compare), ""]
-        turn = m.turn
-        if turn.reasoning:
-            quoted = "\n".join("> " + line for line in turn.reasoning.splitlines())
-            lines += ["> **Reasoning**", ">", quoted, ""]
-        if m.text:
-            lines += [m.text, ""]
-        for call in turn.tool_calls:
-            lines += [f"**Tool call** `{call.name}` ({call.id})", "", "```json", call.arguments]
-            lines += ["```", ""]
-            if call.result is not None:
-                error = " (error)" if call.result.is_error else ""
-                fence = _fence_for(call.result.content)
-                lines += [f"**Tool result**{error}, {call.result.origin.value}", ""]
-                lines += [fence, call.result.content, fence, ""]
-        if turn.sources:
-            lines += ["**Sources**", ""]
-            lines += [f"- [{s.title or s.url}]({s.url})" for s in turn.sources]
-            lines.append("")
-        footer = _footer(m)
-        if footer:
-            lines += [f"*{footer}*", ""]
-        if turn.params:
-            lines += [f"*sent with: {_sent_with(turn.params)}*", ""]
-        stream = None if streams is None else streams.get(m.id)
-        if stream:
-            fence = "`" * max(3, _longest_run(stream, "`") + 1)
-            lines += ["**Raw stream** (a `--record` recording)", "", fence + "jsonl"]
-            lines += [stream.rstrip("\n"), fence, ""]
+        block = _message_lines(m, compare, streams)
+        if branches:
+            number, count = _branch(m)
+            if count > 1:
+                block = [f"*branch {number}/{count}*", "", *block]
+            indent = "  " * m.level
+            block = [indent + line if line else line for line in block]
+        lines += block
     return visible("\n".join(lines).rstrip("\n") + "\n")
+
+
+def _message_lines(
+    m: StoredMessage, compare: bool, streams: Mapping[int, str | None] | None
+) -> list[str]:
+    """One prompt or answer as Markdown lines, each paragraph followed by a blank line."""
+    lines: list[str] = []
+    if m.turn is None:
+        lines += ["## You", "", m.text, ""]
+        if m.attachments:
+            lines += [_attached(a) for a in m.attachments] + [""]
+        return "\n".join(lines).split("\n")
+    lines += [_assistant_heading(m, compare), ""]
+    turn = m.turn
+    if turn.reasoning:
+        quoted = "\n".join("> " + line for line in turn.reasoning.splitlines())
+        lines += ["> **Reasoning**", ">", quoted, ""]
+    if m.text:
+        lines += [m.text, ""]
+    for call in turn.tool_calls:
+        lines += [f"**Tool call** `{call.name}` ({call.id})", "", "```json", call.arguments]
+        lines += ["```", ""]
+        if call.result is not None:
+            error = " (error)" if call.result.is_error else ""
+            fence = _fence_for(call.result.content)
+            lines += [f"**Tool result**{error}, {call.result.origin.value}", ""]
+            lines += [fence, call.result.content, fence, ""]
+    if turn.sources:
+        lines += ["**Sources**", ""]
+        lines += [f"- [{s.title or s.url}]({s.url})" for s in turn.sources]
+        lines.append("")
+    footer = _footer(m)
+    if footer:
+        lines += [f"*{footer}*", ""]
+    if turn.params:
+        lines += [f"*sent with: {_sent_with(turn.params)}*", ""]
+    stream = None if streams is None else streams.get(m.id)
+    if stream:
+        fence = "`" * max(3, _longest_run(stream, "`") + 1)
+        lines += ["**Raw stream** (a `--record` recording)", "", fence + "jsonl"]
+        lines += [stream.rstrip("\n"), fence, ""]
+    return "\n".join(lines).split("\n")
 
 
 def _longest_run(text: str, char: str) -> int:

@@ -67,6 +67,12 @@ class StoredMessage:
     # carried into a pane added mid-comparison. None: the prompt before it.
     reply_to: int | None = None
     attachments: tuple[Attachment, ...] = ()  # a prompt's files, in the order attached
+    # A chat's tree (app/store/branches.py): the message this one follows, and the ids of it
+    # and its siblings, oldest first (just its own id when it has none).
+    parent_id: int | None = None
+    chosen: int = 0
+    siblings: tuple[int, ...] = ()
+    level: int = 0  # an export of every branch: how many forks lie above it
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,6 +220,9 @@ def row_to_message(row: sqlite3.Row, attachments: tuple[Attachment, ...] = ()) -
         duration_ms=row["duration_ms"],
         reply_to=row["reply_to"],
         attachments=attachments,
+        parent_id=row["parent_id"],
+        chosen=row["chosen"],
+        siblings=(row["id"],),
     )
 
 

@@ -175,6 +175,20 @@ MIGRATIONS: tuple[Migration, ...] = (
         CREATE INDEX message_attachments_by_content ON message_attachments (sha256);
         """,
     ),
+    Migration(
+        8,
+        "branches: a chat message points at the one it follows; the last chosen sibling shows",
+        """
+        ALTER TABLE messages ADD COLUMN parent_id INTEGER;
+        ALTER TABLE messages ADD COLUMN chosen INTEGER NOT NULL DEFAULT 0;
+        UPDATE messages SET chosen = id;
+        UPDATE messages SET parent_id = (
+            SELECT MAX(p.id) FROM messages p
+            WHERE p.conversation_id = messages.conversation_id AND p.id < messages.id
+        ) WHERE conversation_id IN (SELECT id FROM conversations WHERE kind = 'chat');
+        CREATE INDEX messages_by_parent ON messages (parent_id) WHERE parent_id IS NOT NULL;
+        """,
+    ),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

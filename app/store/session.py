@@ -36,6 +36,7 @@ from app.store import (
     StoreError,
     export_conversation,
 )
+from app.store.branches import AT_END
 from app.store.db import BUSY_TIMEOUT_MS
 from app.store.errors import SESSION_OFF, damaged
 from app.store.export import write_export
@@ -326,8 +327,13 @@ class PaneHistory:
         if self.owns_prompts:
             self.record.prompt(text, attachments)
 
-    def start_turn(self, provider: str, model: str, api: str) -> TurnRecord:
-        return self.record.start_turn(pane=self.pane, provider=provider, model=model, api=api)
+    def start_turn(
+        self, provider: str, model: str, api: str, *, parent: int | None = AT_END
+    ) -> TurnRecord:
+        """`parent`: what the answer follows in a chat's tree (a regenerated answer's)."""
+        return self.record.start_turn(
+            pane=self.pane, provider=provider, model=model, api=api, parent=parent
+        )
 
 
 def continued_conversation(stored: StoredConversation, pane: int = 0) -> Conversation:

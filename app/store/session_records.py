@@ -9,6 +9,7 @@ one (`continued_messages`, `carried_answers`), which a pane added to a compariso
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future
@@ -17,6 +18,7 @@ from typing import Any, Protocol
 
 from app.providers.client import Timing
 from app.store import ConversationNotFound, Kind, Store, StoredConversation, StoredMessage
+from app.store.branches import AT_END
 from app.store.records import turn_columns
 from app.store.saver import SaveSchedule
 from app.wire.attachment import Attachment
@@ -57,9 +59,12 @@ class ConversationRecord:
         self.conv_id: int | None = None
         self.prompt_ids: list[int] = []  # store ids of the prompts, oldest first
 
-    def prompt(self, text: str, attachments: tuple[Attachment, ...] = ()) -> Future[None] | None:
+    def prompt(
+        self, text: str, attachments: tuple[Attachment, ...] = (), *, parent: int | None = AT_END
+    ) -> Future[None] | None:
         """Store a prompt, before any request for it (the turn's `written` waits for it); the
-        conversation is created on the first one. None when history is off."""
+        conversation is created on the first one. None when history is off. `parent`: the
+        message it follows in a chat (an edit's), by default the end of the chosen path."""
         if self.history.store is None:
             return None
 
@@ -67,7 +72,7 @@ class ConversationRecord:
             if self.conv_id is None:
                 self.conv_id = store.create_conversation(kind=self.kind, system=self.system)
             try:
-                message_id = store.add_user_message(self.conv_id, text, attachments)
+                message_id = store.add_user_message(self.conv_id, text, attachments, parent=parent)
             except ConversationNotFound:  # deleted (perhaps by another instance): start anew
                 self.conv_id = store.create_conversation(kind=self.kind, system=self.system)
                 self.prompt_ids = []
@@ -76,7 +81,34 @@ class ConversationRecord:
 
         return self.history.submit(write)
 
-    def start_turn(self, *, pane: int, provider: str, model: str, api: str) -> TurnRecord:
+    def choose(self, message_id: int) -> Future[None]:
+        """Show the branch through this message from now on (and when reopened)."""
+
+        def write(store: Store) -> None:
+            with contextlib.suppress(ConversationNotFound):  # deleted meanwhile: nothing to show
+                store.choose(message_id)
+
+        return self.history.submit(write)
+
+    async def stored(self, timeout: float = 2.0) -> StoredConversation | None:
+        """The conversation as the history holds it once the writes asked so far are done
+        (read on the writer thread, after them; the loop is not held up). None when history
+        is off, nothing of it is stored, it is gone, or the writes take longer than `timeout`."""
+        found: list[StoredConversation] = []
+
+        def read(store: Store) -> None:
+            if self.conv_id is not None:
+                with contextlib.suppress(ConversationNotFound):
+                    found.append(store.load(self.conv_id))
+
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.wrap_future(self.history.submit(read)), timeout)
+        return found[0] if found else None
+
+    def start_turn(
+        self, *, pane: int, provider: str, model: str, api: str, parent: int | None = AT_END
+    ) -> TurnRecord:
+        """An answer's row; `parent` as for `prompt` (a regenerated answer's)."""
         record = TurnRecord(self.history)
         if self.history.store is None:
             record.finished = True
@@ -87,7 +119,7 @@ class ConversationRecord:
                 return
             try:
                 record.turn_id = store.start_turn(
-                    self.conv_id, provider=provider, model=model, api=api, pane=pane
+                    self.conv_id, provider=provider, model=model, api=api, pane=pane, parent=parent
                 )
             except ConversationNotFound:
                 return
@@ -116,11 +148,17 @@ class ConversationRecord:
         """Delete the last prompt and everything after it (edit and resend replaces them)."""
 
         def write(store: Store) -> None:
-            if not self.prompt_ids:
+            if self.conv_id is None:
                 return
-            message_id = self.prompt_ids.pop()
-            if self.conv_id is not None:
-                store.delete_messages_from(self.conv_id, message_id)
+            try:  # the last prompt shown: in a chat, the chosen path's (its other branches stay)
+                shown = store.load(self.conv_id).messages
+            except ConversationNotFound:
+                return
+            prompts = [m.id for m in shown if m.role == "user"]
+            if not prompts:
+                return
+            store.delete_messages_from(self.conv_id, prompts[-1])
+            self.prompt_ids = [i for i in self.prompt_ids if i != prompts[-1]]
 
         self.history.submit(write)
 
