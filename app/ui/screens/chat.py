@@ -20,6 +20,7 @@ from typing import Any, ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
+from textual.events import Click
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Header
@@ -28,6 +29,13 @@ from app.display.code_blocks import code_blocks
 from app.store import ExportFormat
 from app.ui.clipboard import copy_text
 from app.ui.palette import Choice, ScreenCommands
+from app.ui.screens.branching import (
+    BRANCH_BINDINGS,
+    CANCEL_BRANCH_EDIT,
+    LEAVE_SELECTION,
+    BranchKeys,
+    ChatBranches,
+)
 from app.ui.screens.parameters import edit_parameters, params_summary
 from app.ui.widgets.chat_pane import ChatPane
 from app.ui.widgets.frame_list import FrameList
@@ -131,10 +139,12 @@ class ChatCommands(ScreenCommands):
         return None
 
 
-class ChatScreen(Screen[None]):
+class ChatScreen(BranchKeys, Screen[None]):
     KEY_GROUP: ClassVar[str] = "Chat"
     COMMANDS: ClassVar[set[Any]] = {ChatCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
+        LEAVE_SELECTION,  # with a message selected (branches), Esc goes back to the prompt
+        *BRANCH_BINDINGS,  # first in the footer while a message is selected
         Binding("escape", "stop_stream", "stop", priority=True, tooltip="what arrived stays"),
         Binding(
             "escape", "cancel_edit", "cancel edit", priority=True, tooltip="of the last prompt"
@@ -161,6 +171,7 @@ class ChatScreen(Screen[None]):
             priority=True,
             tooltip="when scrolled back",
         ),
+        CANCEL_BRANCH_EDIT,
     ]
 
     class SwitchProviderRequested(Message):
@@ -216,6 +227,7 @@ class ChatScreen(Screen[None]):
         # While set, the prompt holds the last prompt of this conversation; sending it replaces
         # the last exchange (only if the pane still shows that conversation).
         self.editing: Conversation | None = None
+        self.branches = ChatBranches(pane, self.prompt)  # select, edit, regenerate, switch
 
     def compose(self) -> ComposeResult:
         yield Header(icon="◧")
@@ -244,6 +256,9 @@ class ChatScreen(Screen[None]):
         await self.pane.transcript.remove_children(Welcome)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        branch = self.branch_action_applies(action)
+        if branch is not None:
+            return branch
         if action == "stop_stream":
             turn = self.pane.turn
             return turn is not None and not turn.done
@@ -318,6 +333,7 @@ class ChatScreen(Screen[None]):
     async def action_new_chat(self) -> None:
         if self.editing is not None:
             self._end_edit()  # the draft stays, as a new prompt
+        self.branches.forget()
         await self.pane.new_chat()
         await self.show_welcome()
 
@@ -371,8 +387,15 @@ class ChatScreen(Screen[None]):
         self.prompt.border_title = None
         self.refresh_bindings()
 
+    def on_click(self, event: Click) -> None:
+        if event.widget is not None:
+            self.branches.clicked(event.widget)  # a click on a message selects it
+
     async def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
         await self.hide_welcome()
+        if self.branches.edit is not None:
+            await self.branches.send_edit(message.text)  # a new branch beside the prompt edited
+            return
         editing = self.editing
         if editing is not None:
             self._end_edit()

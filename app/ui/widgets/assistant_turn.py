@@ -66,6 +66,7 @@ class AssistantTurn(Vertical):
         .turn--outcome.-empty { color: $text-muted; text-style: italic; }
         .turn--calls { height: auto; }
     }
+    AssistantTurn.-selected { border-left: thick $warning; background: $accent 10%; }
     """
 
     def __init__(

@@ -30,9 +30,11 @@ from app.providers.client import Timing
 from app.providers.params import RequestParams
 from app.settings.config import ConfigError, ProviderConfig
 from app.store import StoredConversation, StoredMessage
+from app.store.branches import AT_END
 from app.store.session import PaneHistory, TurnRecord, continued_conversation
 from app.ui.render_clock import RenderClock
 from app.ui.widgets.assistant_turn import AssistantTurn
+from app.ui.widgets.branch_marker import mark_branches
 from app.ui.widgets.history_turn import EarlierMessages, mount_stored, window_start
 from app.ui.widgets.status_bar import StatusBar
 from app.ui.widgets.transcript import Transcript
@@ -154,7 +156,14 @@ class ChatPane(Vertical):
         await self._start_turn(UserMessage(text))
         return True
 
-    async def _start_turn(self, prompt: UserMessage | None = None) -> None:
+    async def answer(self, *, parent: int | None = AT_END) -> None:
+        """A new answer to the conversation's last prompt (an edited or regenerated branch),
+        stored after `parent` in the history's tree (by default after the end of the path)."""
+        await self._start_turn(parent=parent)
+
+    async def _start_turn(
+        self, prompt: UserMessage | None = None, *, parent: int | None = AT_END
+    ) -> None:
         """A new answer: to `prompt`, else (a retry) to the last prompt again."""
         self._reopened = False
         now = self._clock.now()
@@ -172,7 +181,9 @@ class ChatPane(Vertical):
         self._figures_of = (self.provider.name, self.model)
         await self.transcript.mount_all([w for w in (prompt, self.current) if w is not None])
         self.transcript.follow()
-        self._record = self.history.start_turn(self.provider.name, self.model, self.provider.api)
+        self._record = self.history.start_turn(
+            self.provider.name, self.model, self.provider.api, parent=parent
+        )
         self._status_at = float("-inf")
         self._clock.add(self)
         try:
@@ -345,6 +356,7 @@ class ChatPane(Vertical):
             keep_reasoning_open=self.keep_reasoning_open,
         )
         self.current = views[-1] if views else None
+        await mark_branches(self.transcript, stored.messages, history.pane)  # `‹ 2/3 ›`
         self._reopened = True  # each stored answer shows its own status line
         self.update_status(self._clock.now())
         self.screen.refresh_bindings()  # retry may apply to the last stored answer

@@ -18,6 +18,8 @@ class UserMessage(Static):
         background: $boost;
         color: $foreground;
     }
+    UserMessage.-branched { margin: 0 1 1 1; }  /* its `‹ 2/3 ›` marker sits right above it */
+    UserMessage.-selected { border-left: thick $warning; background: $accent 20%; }
     """
 
     def __init__(self, text: str) -> None:

@@ -1,0 +1,112 @@
+"""The `‹ 2/3 ›` row above a prompt or answer that has siblings (other branches), and which
+message widgets of a transcript stand for which stored messages.
+
+A chat is a tree in the history (app/store/branches.py); the transcript shows its chosen path.
+Markers are drawn from the stored path each time it is shown (reopened, or after an edit,
+regeneration or switch), matched to the message widgets from the end: a long conversation shows
+only its end, and its prompts and answers are drawn one widget each, in order.
+"""
+
+from __future__ import annotations
+
+from textual.widget import Widget
+from textual.widgets import Static
+
+from app.store import StoredMessage
+from app.ui.widgets.assistant_turn import AssistantTurn
+from app.ui.widgets.user_message import UserMessage
+
+SWITCH_HINT = "[ ] switch branch"
+
+
+def branch_label(number: int, count: int) -> str:
+    return f"‹ {number}/{count} ›"
+
+
+class BranchMarker(Static):
+    """Which of its siblings the message below is: `‹ 2/3 ›`."""
+
+    DEFAULT_CSS = """
+    BranchMarker {
+        height: 1;
+        width: auto;
+        margin: 1 1 0 1;
+        padding: 0 1;
+        color: $text-muted;
+    }
+    BranchMarker.-selected { color: $text-accent; text-style: bold; }
+    """
+
+    def __init__(self, message: Widget, number: int, count: int) -> None:
+        super().__init__(branch_label(number, count), markup=False)
+        self.message = message
+        self.number = number
+        self.count = count
+
+    def show_hint(self, selected: bool) -> None:
+        """With the message selected, say how to switch."""
+        label = branch_label(self.number, self.count)
+        self.update(f"{label}  {SWITCH_HINT}" if selected else label)
+        self.set_class(selected, "-selected")
+
+
+def message_widgets(transcript: Widget) -> list[Widget]:
+    """The prompts and answers on screen, in order."""
+    return [c for c in transcript.children if isinstance(c, UserMessage | AssistantTurn)]
+
+
+def shown_messages(messages: list[StoredMessage], pane: int) -> list[StoredMessage]:
+    """The stored messages a pane draws (as mount_stored does): prompts, and its answers."""
+    return [m for m in messages if m.role == "user" or (m.pane == pane and m.turn is not None)]
+
+
+def pair_from_end(
+    widgets: list[Widget], messages: list[StoredMessage]
+) -> list[tuple[Widget, StoredMessage]]:
+    """Each widget with the stored message it shows, matched from the end (stopping at the
+    first pair whose roles differ: the transcript and the history no longer agree there)."""
+    pairs: list[tuple[Widget, StoredMessage]] = []
+    for widget, message in zip(reversed(widgets), reversed(messages), strict=False):
+        if isinstance(widget, UserMessage) != (message.role == "user"):
+            break
+        pairs.append((widget, message))
+    pairs.reverse()
+    return pairs
+
+
+async def mark_branches(transcript: Widget, messages: list[StoredMessage], pane: int) -> None:
+    """Put a marker above every message on screen that has siblings (after removing old ones)."""
+    await transcript.remove_children(BranchMarker)
+    for widget, message in pair_from_end(
+        message_widgets(transcript), shown_messages(messages, pane)
+    ):
+        if len(message.siblings) > 1 and message.id in message.siblings:
+            number = message.siblings.index(message.id) + 1
+            await mark(transcript, widget, number, len(message.siblings))
+
+
+async def mark(transcript: Widget, widget: Widget, number: int, count: int) -> BranchMarker:
+    marker = BranchMarker(widget, number, count)
+    widget.add_class("-branched")
+    await transcript.mount(marker, before=widget)
+    return marker
+
+
+def marker_of(transcript: Widget, widget: Widget) -> BranchMarker | None:
+    for marker in transcript.query_children(BranchMarker):
+        if marker.message is widget:
+            return marker
+    return None
+
+
+__all__ = [
+    "SWITCH_HINT",
+    "BranchMarker",
+    "branch_label",
+    "mark",
+    "mark_branches",
+    "marker_of",
+    "message_widgets",
+    "pair_from_end",
+    "shown_messages",
+]

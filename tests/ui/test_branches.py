@@ -1,0 +1,235 @@
+"""Branches in the chat (issue 15 item 1), over the fake provider with the history in a temp
+dir: select a message with Alt+Up / Alt+Down or a click, `e` edits a prompt and `r` regenerates
+an answer as a sibling branch, `[` / `]` switch, the marker says `‹ 2/2 ›`, what is sent is the
+chosen path only, and a reopened conversation shows the chosen branch."""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
+
+from app.ui.app import TriptychApp
+from app.ui.screens.branching import EDIT_TITLE, STILL_ANSWERING
+from app.ui.widgets.assistant_turn import AssistantTurn
+from app.ui.widgets.branch_marker import BranchMarker
+from app.ui.widgets.prompt import PromptInput
+from app.ui.widgets.user_message import UserMessage
+from app.wire.engine import Api
+from tests.fakes import provider as fake
+from tests.fakes.provider import ANSWER, FakeProvider
+from tests.ui.helpers import (
+    SIZE,
+    fake_config,
+    footer_text,
+    make_app,
+    screen_text,
+    send,
+    wait_drawn,
+    wait_until,
+)
+
+PLAIN = replace(ANSWER, reasoning=(), tool=None)
+SAID = "".join(PLAIN.text)
+
+
+def answered(text: str) -> fake.Reply:
+    return fake.stream(Api.CHAT, replace(PLAIN, text=(text,)))
+
+
+def prompts(app: TriptychApp) -> list[str]:
+    return [m.text for m in app.pane.transcript.query(UserMessage)]
+
+
+def answers(app: TriptychApp) -> list[str]:
+    return [v.turn.text for v in app.pane.transcript.query(AssistantTurn)]
+
+
+def markers(app: TriptychApp) -> list[str]:
+    return [f"{m.number}/{m.count}" for m in app.pane.transcript.query(BranchMarker)]
+
+
+def notices(app: TriptychApp) -> list[str]:
+    return [n.message for n in app._notifications]
+
+
+def selected(app: TriptychApp) -> list[str]:
+    found = app.pane.transcript.query(".-selected")
+    texts = [w.text for w in found if isinstance(w, UserMessage)]
+    return texts + [w.turn.text for w in found if isinstance(w, AssistantTurn)]
+
+
+async def two_exchanges(pilot: Pilot[Any]) -> None:
+    await send(pilot, "first")
+    await wait_drawn(pilot)
+    await send(pilot, "teh typo")
+    await wait_drawn(pilot)
+
+
+async def settle(pilot: Pilot[Any], fake_provider: FakeProvider, requests: int) -> None:
+    await wait_until(pilot, lambda: len(fake_provider.requests) == requests, what="the request")
+    await wait_drawn(pilot)
+
+
+async def test_edit_an_earlier_prompt_sends_the_new_branch_and_keeps_the_old(
+    fake_provider: FakeProvider, tmp_path: Path
+) -> None:
+    db = tmp_path / "history.sqlite3"
+    fake_provider.push(answered("one"), answered("typo answer"), answered("fix answer"))
+    fake_provider.push(answered("third answer"))
+    app = make_app(fake_config(fake_provider), tmp_path, history_file=db)
+    async with app.run_test(size=SIZE) as pilot:
+        await two_exchanges(pilot)
+        prompt = app.screen.query_one("#prompt", PromptInput)
+        prompt.load_text("a draft")
+        await pilot.press("alt+up")
+        assert selected(app) == ["typo answer"]
+        assert "regenerate" in footer_text(app)
+        await pilot.press("alt+up")
+        assert selected(app) == ["teh typo"]
+        await pilot.press("e")
+        await pilot.pause()
+        assert prompt.text == "teh typo"
+        assert prompt.border_title == EDIT_TITLE
+        assert app.focused is prompt
+        prompt.load_text("the fix")
+        await pilot.press("enter")
+        await settle(pilot, fake_provider, 3)
+        assert fake_provider.requests[-1].json["messages"] == [
+            {"role": "user", "content": "first"},
+            {"role": "assistant", "content": "one"},
+            {"role": "user", "content": "the fix"},
+        ]
+        assert prompts(app) == ["first", "the fix"]
+        assert answers(app) == ["one", "fix answer"]
+        assert markers(app) == ["2/2"]
+        assert "‹ 2/2 ›" in screen_text(app)
+        assert prompt.text == "a draft"  # what was typed before the edit is back
+        # Switch back to the original prompt: its answer comes back with it.
+        await pilot.press("alt+up", "alt+up")
+        assert selected(app) == ["the fix"]
+        await pilot.press("left_square_bracket")
+        await wait_until(pilot, lambda: prompts(app) == ["first", "teh typo"], what="switch")
+        assert answers(app) == ["one", "typo answer"]
+        assert markers(app) == ["1/2"]
+        assert selected(app) == ["teh typo"]  # still selected: ] goes back
+        await pilot.press("right_square_bracket")
+        await wait_until(pilot, lambda: prompts(app) == ["first", "the fix"], what="switch back")
+        await pilot.press("escape")
+        assert app.focused is prompt
+        assert selected(app) == []
+        prompt.load_text("third")
+        await pilot.press("enter")
+        await settle(pilot, fake_provider, 4)
+        assert fake_provider.requests[-1].json["messages"] == [
+            {"role": "user", "content": "first"},
+            {"role": "assistant", "content": "one"},
+            {"role": "user", "content": "the fix"},
+            {"role": "assistant", "content": "fix answer"},
+            {"role": "user", "content": "third"},
+        ]
+        await pilot.press("alt+up", "alt+up", "alt+up", "alt+up")
+        await pilot.press("left_square_bracket")  # the original branch, as it was left
+        await wait_until(pilot, lambda: prompts(app) == ["first", "teh typo"], what="switch")
+    # Reopened, the conversation shows the branch chosen last.
+    again = make_app(fake_config(fake_provider), tmp_path, history_file=db, continue_last=True)
+    async with again.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: prompts(again) == ["first", "teh typo"], what="reopen")
+        await wait_until(pilot, lambda: markers(again) == ["1/2"], what="the marker")
+        assert answers(again) == ["one", "typo answer"]
+
+
+async def test_regenerate_an_earlier_answer_sends_only_what_came_before_it(
+    fake_provider: FakeProvider, tmp_path: Path
+) -> None:
+    db = tmp_path / "history.sqlite3"
+    fake_provider.push(answered("one"), answered("typo answer"), answered("one again"))
+    app = make_app(fake_config(fake_provider), tmp_path, history_file=db)
+    async with app.run_test(size=SIZE) as pilot:
+        await two_exchanges(pilot)
+        first_answer = app.pane.transcript.query(AssistantTurn).first()
+        await pilot.click(first_answer)  # a click selects it too
+        assert selected(app) == ["one"]
+        await pilot.press("r")
+        await settle(pilot, fake_provider, 3)
+        assert fake_provider.requests[-1].json["messages"] == [{"role": "user", "content": "first"}]
+        assert prompts(app) == ["first"]
+        assert answers(app) == ["one again"]
+        assert markers(app) == ["2/2"]
+        await pilot.press("alt+up")
+        await pilot.press("left_square_bracket")
+        await wait_until(pilot, lambda: prompts(app) == ["first", "teh typo"], what="switch")
+        assert answers(app) == ["one", "typo answer"]
+        assert markers(app) == ["1/2"]
+
+
+async def test_an_edit_or_a_switch_while_an_answer_streams_is_refused_and_loses_nothing(
+    fake_provider: FakeProvider, tmp_path: Path
+) -> None:
+    db = tmp_path / "history.sqlite3"
+    fake_provider.push(answered("one"), answered("one again"))
+    fake_provider.push(fake.paced_forever(Api.CHAT, PLAIN))
+    app = make_app(fake_config(fake_provider), tmp_path, history_file=db)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "first")
+        await wait_drawn(pilot)
+        await pilot.press("alt+up")
+        await pilot.press("r")  # a second branch of the first answer, so [ has somewhere to go
+        await settle(pilot, fake_provider, 2)
+        await send(pilot, "a long one")
+        await wait_until(pilot, lambda: "word3" in app.pane.turn.text if app.pane.turn else False)
+        prompt = app.screen.query_one("#prompt", PromptInput)
+        prompt.load_text("typed meanwhile")
+        await pilot.press("alt+up", "alt+up")
+        assert selected(app) == ["a long one"]
+        await pilot.press("e")
+        await wait_until(pilot, lambda: notices(app) == [STILL_ANSWERING.format(what="edit")])
+        await pilot.press("alt+up")
+        assert selected(app) == ["one again"]  # the first answer, which has two branches
+        await pilot.press("left_square_bracket")
+        refused = STILL_ANSWERING.format(what="switch branches")
+        await wait_until(pilot, lambda: notices(app)[-1:] == [refused], what="the notice")
+        assert refused.startswith("Still answering — press Esc to stop it first")
+        await pilot.press("escape")  # back to the prompt: the stream goes on
+        assert app.focused is prompt
+        assert app.pane.streaming
+        assert prompt.text == "typed meanwhile"
+        assert prompts(app) == ["first", "a long one"]
+        assert len(fake_provider.requests) == 3
+        await pilot.press("escape")  # now Esc stops the stream
+        await wait_until(pilot, lambda: not app.pane.streaming, what="the stop")
+    with sqlite3.connect(db) as conn:
+        texts = [row[0] for row in conn.execute("SELECT text FROM messages ORDER BY id")]
+    assert texts[:3] == ["first", "one", "one again"]
+    assert texts[3] == "a long one"
+    assert texts[4].startswith("word0 word1 word2 word3")
+
+
+async def test_the_keys_need_a_selection_and_say_what_they_do(
+    fake_provider: FakeProvider, tmp_path: Path
+) -> None:
+    fake_provider.push(answered("one"))
+    app = make_app(fake_config(fake_provider), tmp_path, history_file=tmp_path / "h.sqlite3")
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "first")
+        await wait_drawn(pilot)
+        prompt = app.screen.query_one("#prompt", PromptInput)
+        await pilot.press("e", "r")  # typed: nothing is selected
+        assert prompt.text == "er"
+        prompt.clear()
+        await pilot.press("up")  # Up in the prompt still recalls the earlier prompt
+        assert prompt.text == "first"
+        prompt.clear()
+        await pilot.press("alt+up")
+        await pilot.press("e")  # an answer is selected: e says what it does instead
+        said = "That is an answer: r regenerates it; e edits a prompt."
+        await wait_until(pilot, lambda: notices(app) == [said], what="notice")
+        await pilot.press("left_square_bracket")
+        said = "This message has no other branches."
+        await wait_until(pilot, lambda: notices(app)[-1:] == [said], what="notice")
+        await pilot.press("alt+down")  # below the last message: back to the prompt
+        assert app.focused is prompt
+        assert selected(app) == []
