@@ -20,6 +20,7 @@ from app.compare.stats import PaneStats, PaneTimes, pane_stats
 from app.compare.status import READY, header_segments, pane_status_segments
 from app.display.status_line import STATE
 from app.display.turn_watch import TurnWatch
+from app.store.branches import AT_END
 from app.store.session_records import TurnRecord
 from app.ui.widgets.assistant_turn import AssistantTurn
 from app.ui.widgets.chat_pane import ChatPane
@@ -106,8 +107,10 @@ class ComparePane(ChatPane):
         if self.is_mounted:  # the status line too: its cost and error code
             self.update_status(self._clock.now())
 
-    async def _start_turn(self, prompt: UserMessage | None = None) -> None:
-        await super()._start_turn(prompt)
+    async def _start_turn(
+        self, prompt: UserMessage | None = None, *, parent: int | None = AT_END
+    ) -> None:
+        await super()._start_turn(prompt, parent=parent)
         if self.letter is not None and self.current is not None:
             self.current.withhold_reason(True)
 
