@@ -41,8 +41,20 @@ BRANCH_BINDINGS: list[BindingType] = [
     Binding("alt+down", "select_message(1)", "select later", show=False, priority=True),
     Binding("e", "edit_selected", "edit", tooltip="the selected prompt, as a new branch"),
     Binding("r", "regenerate_selected", "regenerate", tooltip="the selected answer, anew"),
-    Binding("left_square_bracket", "switch_branch(-1)", "‹ branch", key_display="["),
-    Binding("right_square_bracket", "switch_branch(1)", "branch ›", key_display="]"),
+    Binding(
+        "left_square_bracket",
+        "switch_branch(-1)",
+        "‹ branch",
+        key_display="[",
+        tooltip="the selected message's previous branch",
+    ),
+    Binding(
+        "right_square_bracket",
+        "switch_branch(1)",
+        "branch ›",
+        key_display="]",
+        tooltip="its next branch",
+    ),
 ]
 # First among the screen's Esc bindings: with a message selected, Esc goes back to the prompt.
 LEAVE_SELECTION = Binding(
