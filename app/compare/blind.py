@@ -8,9 +8,11 @@ screen (position, title) says who is who until the vote reveals it.
 from __future__ import annotations
 
 import random
+from collections.abc import Iterable
 from dataclasses import dataclass
 
-from app.store.votes import Outcome
+from app.store.records import StoredConversation
+from app.store.votes import Outcome, Vote
 
 LETTERS = "ABCD"
 
@@ -63,4 +65,44 @@ def vote_prompt(blind: BlindRound) -> str:
     return f"Which is better?  {choices}  ·  = tie  ·  x all bad  ·  Esc skip"
 
 
-__all__ = ["LETTERS", "BlindRound", "Verdict", "verdict", "vote_prompt"]
+def last_answers(stored: StoredConversation, panes: Iterable[int]) -> dict[int, int]:
+    """Each of `panes`' answer to the conversation's last prompt: pane index -> message id
+    (a pane that did not answer it is left out)."""
+    wanted = set(panes)
+    answers: dict[int, int] = {}
+    for message in reversed(stored.messages):
+        if message.role == "user":
+            break
+        if message.pane in wanted and message.pane not in answers:
+            answers[message.pane] = message.id
+    return answers
+
+
+def vote_on(votes: Iterable[Vote], answers: Iterable[int]) -> Vote | None:
+    """The latest of `votes` given on any of these answers (message ids), if one was."""
+    ids = set(answers)
+    found = None
+    for vote in votes:
+        if any(pane.message_id in ids for pane in vote.panes):
+            found = vote
+    return found
+
+
+def vote_text(vote: Vote) -> str:
+    """A vote given earlier, as a reopened comparison shows it once the names are back."""
+    if vote.outcome == "winner" and vote.winner is not None:
+        return f"Your vote: {vote.panes[vote.winner].key} was better"
+    words = {"tie": "a tie", "all_bad": "all bad", "skipped": "skipped"}
+    return f"Your vote: {words.get(vote.outcome, vote.outcome)}"
+
+
+__all__ = [
+    "LETTERS",
+    "BlindRound",
+    "Verdict",
+    "last_answers",
+    "verdict",
+    "vote_on",
+    "vote_prompt",
+    "vote_text",
+]

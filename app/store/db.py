@@ -150,29 +150,43 @@ class Store:
         kind: Kind = "chat",
         system: str | None = None,
         batch_id: int | None = None,
+        blind: bool = False,
     ) -> int:
-        """`batch_id` ties a conversation of kind "batch" to its run (`create_batch`)."""
+        """`batch_id` ties a conversation of kind "batch" to its run (`create_batch`);
+        `blind`: a blind comparison (`mark_blind` for one that turns blind later)."""
         if kind not in KINDS:
             raise ValueError(f"unknown conversation kind {kind!r}")
         now = self.clock()
         with self._write() as conn:
             cur = conn.execute(
-                "INSERT INTO conversations (title, kind, system, batch_id, created_at, "
-                "updated_at) VALUES (?, ?, ?, ?, ?, ?)",
-                (title, kind, system, batch_id, now, now),
+                "INSERT INTO conversations (title, kind, system, batch_id, blind, created_at, "
+                "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (title, kind, system, batch_id, int(blind), now, now),
             )
         return _rowid(cur)
 
+    def mark_blind(self, conv_id: int) -> None:
+        """The comparison turned blind (the palette's "Blind comparison"): reopened before a
+        vote, it stays blind."""
+        with self._write() as conn:
+            conn.execute("UPDATE conversations SET blind = 1 WHERE id = ?", (conv_id,))
+
     def create_batch(
-        self, *, source: str = "", tag: str | None = None, providers: Sequence[str] = ()
+        self,
+        *,
+        source: str = "",
+        tag: str | None = None,
+        providers: Sequence[str] = (),
+        blind: bool = False,
     ) -> int:
         """One `triptych batch` run: its prompt file, --tag and `provider:model`s in order;
         each prompt is then a conversation of kind "batch" with this `batch_id`."""
         now = self.clock()
         with self._write() as conn:
             cur = conn.execute(
-                "INSERT INTO batches (source, tag, providers, created_at) VALUES (?, ?, ?, ?)",
-                (source, tag, json.dumps(list(providers)), now),
+                "INSERT INTO batches (source, tag, providers, blind, created_at) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (source, tag, json.dumps(list(providers)), int(blind), now),
             )
         return _rowid(cur)
 
@@ -188,6 +202,7 @@ class Store:
             tag=row["tag"],
             providers=tuple(json.loads(row["providers"])),
             created_at=row["created_at"],
+            blind=bool(row["blind"]),
         )
 
     def batch_conversations(self, batch_id: int) -> list[int]:
@@ -509,6 +524,7 @@ class Store:
             updated_at=row["updated_at"],
             messages=messages,
             batch_id=row["batch_id"],
+            blind=bool(row["blind"]),
         )
 
     def last_conversation_id(self) -> int | None:

@@ -84,6 +84,7 @@ class BatchInfo:
     tag: str | None
     providers: tuple[str, ...]
     created_at: float
+    blind: bool = False  # `batch --blind`: its prompts are voted on, names hidden until then
 
 
 @dataclass(slots=True)
@@ -96,6 +97,7 @@ class StoredConversation:
     updated_at: float
     messages: list[StoredMessage] = field(default_factory=list)
     batch_id: int | None = None  # the run a conversation of kind "batch" belongs to
+    blind: bool = False  # a blind comparison: who is who stays hidden until each vote
 
     @property
     def panes(self) -> list[PaneInfo]:

@@ -189,6 +189,14 @@ MIGRATIONS: tuple[Migration, ...] = (
         CREATE INDEX messages_by_parent ON messages (parent_id) WHERE parent_id IS NOT NULL;
         """,
     ),
+    Migration(
+        9,
+        "blind comparisons and batches: reopened before the vote, they stay blind",
+        """
+        ALTER TABLE conversations ADD COLUMN blind INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE batches ADD COLUMN blind INTEGER NOT NULL DEFAULT 0;
+        """,
+    ),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

@@ -49,6 +49,7 @@ from app.store.session_records import (
     continued_messages,
     done_future,
 )
+from app.store.votes import Vote
 from app.store.writer import StoreWriter
 from app.wire.attachment import Attachment
 from app.wire.conversation import Conversation, Message
@@ -223,6 +224,18 @@ class History:
             self.fail(exc)
             return None
 
+    def votes(self, conv_id: int) -> list[Vote]:
+        """The votes given in one conversation, oldest first (none when history is off)."""
+        self.wait(READ_WAIT)
+        store = self.store
+        if store is None:
+            return []
+        try:
+            return store.votes(conversation_id=conv_id)
+        except StoreError as exc:
+            self.fail(exc)
+            return []
+
     def last_conversation_id(self) -> int | None:
         self.wait(READ_WAIT)
         store = self.store
@@ -298,6 +311,7 @@ class History:
         record = ConversationRecord(self, kind=stored.kind, system=stored.system)
         record.conv_id = stored.id
         record.prompt_ids = [m.id for m in stored.messages if m.role == "user"]
+        record.blind = stored.blind
         return record
 
 

@@ -58,6 +58,22 @@ class ConversationRecord:
         self.system = system
         self.conv_id: int | None = None
         self.prompt_ids: list[int] = []  # store ids of the prompts, oldest first
+        self.blind = False  # a blind comparison's: stored so, it reopens blind
+
+    def mark_blind(self) -> None:
+        """From now on this is a blind comparison's conversation (stored at once if it is
+        already in the store, else when its first prompt creates it)."""
+        if self.blind:
+            return
+        self.blind = True
+        if self.history.store is None:
+            return
+
+        def write(store: Store) -> None:
+            if self.conv_id is not None:
+                store.mark_blind(self.conv_id)
+
+        self.history.submit(write)
 
     def prompt(
         self, text: str, attachments: tuple[Attachment, ...] = (), *, parent: int | None = AT_END
@@ -70,16 +86,19 @@ class ConversationRecord:
 
         def write(store: Store) -> None:
             if self.conv_id is None:
-                self.conv_id = store.create_conversation(kind=self.kind, system=self.system)
+                self.conv_id = self._create(store)
             try:
                 message_id = store.add_user_message(self.conv_id, text, attachments, parent=parent)
             except ConversationNotFound:  # deleted (perhaps by another instance): start anew
-                self.conv_id = store.create_conversation(kind=self.kind, system=self.system)
+                self.conv_id = self._create(store)
                 self.prompt_ids = []
                 message_id = store.add_user_message(self.conv_id, text, attachments)
             self.prompt_ids.append(message_id)
 
         return self.history.submit(write)
+
+    def _create(self, store: Store) -> int:
+        return store.create_conversation(kind=self.kind, system=self.system, blind=self.blind)
 
     def choose(self, message_id: int) -> Future[None]:
         """Show the branch through this message from now on (and when reopened)."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from functools import partial
 
+from app.compare.blind import last_answers, vote_on
 from app.compare.spec import MAX_PANES, compare_provider
 from app.settings.config import ProviderConfig
 from app.store import StoredConversation
@@ -108,13 +109,19 @@ async def open_stored_comparison(app: ChatHost, stored: StoredConversation) -> N
         return
     choices, indexes = choices[:MAX_PANES], indexes[:MAX_PANES]
     record = app.history.resume(stored)
-    screen = compare_screen(app, choices, record=record, store_panes=indexes)
+    answers = last_answers(stored, indexes) if stored.blind else {}
+    vote = vote_on(app.history.votes(stored.id), answers.values()) if answers else None
+    hidden = bool(answers) and vote is None  # left before the vote: blind until it is given
+    screen = compare_screen(app, choices, record=record, store_panes=indexes, blind=hidden)
     await install(app, screen)
     for pane in screen.panes:
         history = PaneHistory(record, pane=pane.history.pane, owns_prompts=False)
         await pane.show_stored(stored, history)
     if answered_last_prompt(stored, indexes[: len(screen.panes)]):
         screen.rank()  # as it ranked when the last answers came in
+    if stored.blind:
+        prompts = [m.text for m in stored.messages if m.role == "user"]
+        screen.resume_blind(prompts[-1] if prompts else "", answers, vote)
 
 
 def answered_last_prompt(stored: StoredConversation, panes: list[int]) -> bool:

@@ -39,7 +39,7 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Header
 
-from app.compare.blind import LETTERS, BlindRound, Verdict
+from app.compare.blind import LETTERS, BlindRound, Verdict, vote_text
 from app.compare.leaderboard import vote_pane
 from app.compare.spec import MAX_PANES, MIN_PANES, pane_labels
 from app.settings.config import ProviderConfig
@@ -291,10 +291,13 @@ class CompareScreen(Screen[None]):
         self.ranking.clear()
         if self.vote_bar.asking:  # a new prompt before the vote: this round is skipped
             self._vote(Verdict("skipped"))
+        self.vote_bar.done()  # a vote shown from before
         if self.blind:
             self._shuffle()
             self._round_prompt = message.text
             self._awaiting_vote = True
+            if self.record is not None:
+                self.record.mark_blind()
         if self.record is not None:
             self._write_carries(self.record)
             self.record.prompt(message.text)  # once, before any request is sent
@@ -387,7 +390,9 @@ class CompareScreen(Screen[None]):
         self.round = self.round.reveal()
         panes = list(self._round_panes)
         now = self.maker.clock.now()
-        figures = [(p.provider.name, p.model, p.figures(now), p.saved_turn) for p in panes]
+        figures = [
+            (p.provider.name, p.model, p.figures(now), p.saved_turn, p.stored_answer) for p in panes
+        ]
         for pane in panes:
             pane.letter = None
         self._relabel()
@@ -403,8 +408,8 @@ class CompareScreen(Screen[None]):
 
         def write(store: Store) -> None:
             vote_panes = tuple(
-                vote_pane(name, model, stats, None if saved is None else saved.turn_id)
-                for name, model, stats, saved in figures
+                vote_pane(name, model, stats, stored if saved is None else saved.turn_id)
+                for name, model, stats, saved, stored in figures
             )
             vote = Vote(
                 prompt, vote_panes, verdict.outcome, verdict.winner, conversation_id=record.conv_id
@@ -412,6 +417,21 @@ class CompareScreen(Screen[None]):
             store.record_vote(vote)
 
         record.history.submit(write)
+
+    def resume_blind(self, prompt: str, answers: Mapping[int, int], vote: Vote | None) -> None:
+        """A blind comparison reopened: its last round (`answers`: stored pane -> answer id)
+        waits for the vote again, hidden, or shows the `vote` it was given."""
+        self.blind = True
+        if vote is not None or self.round is None:
+            if vote is not None:
+                self.vote_bar.show(vote_text(vote))
+            return
+        for slot, pane in enumerate(self.panes):
+            pane.hide(LETTERS[slot])  # again: its stored answers were mounted since
+            pane.stored_answer = answers.get(pane.history.pane)
+        self._round_prompt = prompt
+        self._awaiting_vote = True
+        self.rank()
 
     def start_blind(self) -> None:
         """The palette's "Blind comparison": from the next prompt on, who is who is hidden."""

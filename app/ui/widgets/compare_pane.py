@@ -52,6 +52,8 @@ class ComparePane(ChatPane):
         min-width: 20;
         min-height: 6;
         &.-selected > ComparePaneHeader { background: $primary 15%; text-style: bold; }
+        /* blind: a reopened answer's label and saved status line name who wrote it */
+        &.-blind .turn--label, &.-blind StoredTurnInfo { display: none; }
     }
     """
 
@@ -68,6 +70,7 @@ class ComparePane(ChatPane):
         self.state = READY  # the first word of its status line
         self._reveal_pending = False
         self.letter: str | None = None  # set while a blind comparison hides who this is
+        self.stored_answer: int | None = None  # a reopened pane's last answer, to vote on
         self.header = ComparePaneHeader("", markup=False)
 
     def compose(self) -> ComposeResult:
@@ -102,6 +105,7 @@ class ComparePane(ChatPane):
         self._withhold_reasons(False)
 
     def _withhold_reasons(self, withheld: bool) -> None:
+        self.set_class(withheld, "-blind")
         for view in self.transcript.query(AssistantTurn):
             view.withhold_reason(withheld)
         if self.is_mounted:  # the status line too: its cost and error code
@@ -110,6 +114,7 @@ class ComparePane(ChatPane):
     async def _start_turn(
         self, prompt: UserMessage | None = None, *, parent: int | None = AT_END
     ) -> None:
+        self.stored_answer = None
         await super()._start_turn(prompt, parent=parent)
         if self.letter is not None and self.current is not None:
             self.current.withhold_reason(True)

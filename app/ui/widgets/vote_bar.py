@@ -21,6 +21,7 @@ class VoteBar(Static, can_focus=True):
         text-style: bold;
         display: none;
         &.-asking { display: block; }
+        &.-shown { display: block; text-style: none; background: $panel; }
     }
     """
 
@@ -37,12 +38,20 @@ class VoteBar(Static, can_focus=True):
         """Show the question for this round and take focus."""
         self.blind = blind
         self.update(vote_prompt(blind))
+        self.remove_class("-shown")
         self.add_class("-asking")
         self.focus()
 
+    def show(self, text: str) -> None:
+        """Say what was voted (a reopened comparison), without asking anything."""
+        self.blind = None
+        self.update(text)
+        self.remove_class("-asking")
+        self.add_class("-shown")
+
     def done(self) -> None:
         self.blind = None
-        self.remove_class("-asking")
+        self.remove_class("-asking", "-shown")
 
     @property
     def asking(self) -> bool:
