@@ -413,7 +413,7 @@ def _config(args: argparse.Namespace, environ: Mapping[str, str], stdout: TextIO
 
 
 def _load(args: argparse.Namespace, environ: Mapping[str, str], stderr: TextIO) -> Config:
-    from app.demo.server import with_demo_providers
+    from app.demo.names import with_demo_providers  # not the server: the TUI may not use it
 
     config = load_config(args.config, environ)
     for warning in config.warnings:

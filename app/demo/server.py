@@ -27,12 +27,11 @@ from app.demo.loopback import (
     Step,
     json_reply,
 )
+from app.demo.names import DEMO_APIS, DEMO_MODEL, is_demo, with_demo_providers
 from app.demo.samples import sample_for
 from app.settings.config import DEMO, Config, ProviderConfig
 from app.wire.engine import Api
 
-DEMO_APIS = {DEMO: Api.CHAT, "demo-messages": Api.MESSAGES, "demo-responses": Api.RESPONSES}
-DEMO_MODEL = "demo"
 PACE_ENV = "TRIPTYCH_DEMO_PACE"
 _PATHS = {
     "/v1/chat/completions": Api.CHAT,
@@ -61,24 +60,6 @@ class Pacing:
     def scaled(self, factor: float) -> Pacing:
         """`$TRIPTYCH_DEMO_PACE` multiplies the waits: 0 streams at once (tests), 2 is slower."""
         return Pacing(self.first_token * factor, self.per_frame * factor)
-
-
-def is_demo(name: str) -> bool:
-    return name in DEMO_APIS
-
-
-def with_demo_providers(config: Config) -> Config:
-    """The config plus `demo-messages` and `demo-responses` (unless the user took the names).
-
-    Their base_url stays empty like the built-in `demo`'s: whoever streams first starts the
-    server and fills it in (`DemoServer.attach`, or the UI's client maker).
-    """
-    providers = dict(config.providers)
-    for name, api in DEMO_APIS.items():
-        providers.setdefault(
-            name, ProviderConfig(name=name, api=api, base_url="", model=DEMO_MODEL)
-        )
-    return replace(config, providers=providers)
 
 
 class DemoServer:

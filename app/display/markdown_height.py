@@ -18,12 +18,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from markdown_it import MarkdownIt
-from markdown_it.token import Token
 from rich._ratio import ratio_reduce
 from rich.cells import cell_len, chop_cells
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
 
 BULLET_X = 3  # rich.markdown `ListItem.render_bullet`: " • "
 QUOTE_X = 4  # `BlockQuote`: "▌ ", and two cells more than that taken from the width
@@ -61,7 +63,10 @@ _KINDS = {
 
 @lru_cache(maxsize=1)
 def rich_parser() -> MarkdownIt:
-    """The parser `rich.markdown.Markdown` builds for every document."""
+    """The parser `rich.markdown.Markdown` builds for every document (markdown-it loads with
+    the first answer, not on the app's start-up path: issue 12)."""
+    from markdown_it import MarkdownIt
+
     return MarkdownIt().enable("strikethrough").enable("table")
 
 

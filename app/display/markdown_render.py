@@ -16,39 +16,15 @@ from __future__ import annotations
 import io
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
 
-from markdown_it.token import Token
-from rich import box
-from rich.cells import cell_len
-from rich.console import Console, ConsoleOptions, RenderResult
+from rich.console import Console
 from rich.errors import StyleSyntaxError
-from rich.markdown import (
-    CodeBlock,
-    Heading,
-    ListElement,
-    ListItem,
-    Markdown,
-    MarkdownElement,
-    TableElement,
-)
 from rich.segment import Segment
 from rich.style import Style
-from rich.syntax import Syntax
-from rich.table import Table
 from rich.text import Text
 from rich.theme import Theme
 
-from app.display.markdown_height import (
-    CODE_PAD,
-    CODE_TAB_SIZE,
-    NO_JOINS,
-    Joins,
-    table_pads,
-    top_level_counts,
-)
-
-CODE_TAG = "triptych.code"  # the style meta that marks a painted row as a code block's line
+from app.display.markdown_height import NO_JOINS, Joins
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,179 +51,6 @@ class Painted:
     lines: list[list[Segment]]
     code: dict[int, CodeRow] = field(default_factory=dict)
     blocks: int = 0  # code blocks drawn (each numbered in `code`, from 0)
-
-
-class LeftHeading(Heading):
-    """A heading as a line of its own colour, left-aligned (Rich centres them, and boxes h1)."""
-
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        text = self.text
-        text.justify = "left"
-        yield text
-
-
-class NumberedItem(ListItem):
-    """A list item numbered "1." (Rich writes a bare "1", easy to misread as part of the text)."""
-
-    def render_number(
-        self, console: Console, options: ConsoleOptions, number: int, last_number: int
-    ) -> RenderResult:
-        width = len(str(last_number)) + 3
-        lines = console.render_lines(
-            self.elements, options.update(width=options.max_width - width), style=self.style
-        )
-        style = console.get_style("markdown.item.number", default="none")
-        numeral = Segment(f"{number}.".rjust(width - 1) + " ", style)
-        padding = Segment(" " * width, style)
-        for index, line in enumerate(lines):
-            yield padding if index else numeral
-            yield from line
-            yield Segment("\n")
-
-
-class JoinedTable(TableElement):
-    """A table that may be a piece of one cut into segments (`Joins`): drawn at the whole
-    table's column widths, and without its header row when it continues one, so that the
-    pieces line up as the whole table would."""
-
-    widths: tuple[int, ...] | None = None
-    headless = False
-
-    @classmethod
-    def create(cls, markdown: Markdown, token: Token) -> JoinedTable:
-        element = cls()
-        if isinstance(markdown, AnswerMarkdown) and token.level == 0:
-            element.widths, element.headless = markdown.next_table()
-        return element
-
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        header = self.header.row.cells if self.header is not None and self.header.row else []
-        widths = self.widths
-        if not self.headless and not (widths and len(widths) == len(header)):
-            yield from super().__rich_console__(console, options)
-            return
-        table = Table(
-            box=box.SIMPLE,
-            pad_edge=False,
-            style="markdown.table.border",
-            show_edge=True,
-            collapse_padding=True,
-            show_header=not self.headless,
-        )
-        fixed = widths if widths and len(widths) == len(header) else None
-        pads = table_pads(len(header))
-        for index, column in enumerate(header):
-            heading = column.content.copy()
-            heading.stylize("markdown.table.header")
-            width = None if fixed is None else fixed[index] - pads[index]
-            table.add_column(heading, width=width)
-        if self.body is not None:
-            for row in self.body.rows:
-                table.add_row(*[element.content for element in row.cells])
-        yield table
-
-
-class JoinedList(ListElement):
-    """A list that may be a piece of an ordered one cut into segments (`Joins`): numbered on
-    from the piece before, its numbers as wide as the whole list's."""
-
-    last: int | None = None
-
-    @classmethod
-    def create(cls, markdown: Markdown, token: Token) -> JoinedList:
-        element = cls(token.type, int(token.attrs.get("start", 1)))
-        if isinstance(markdown, AnswerMarkdown) and token.level == 0:
-            first, element.last = markdown.next_list()
-            if first is not None:
-                element.list_start = first
-        return element
-
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        if self.list_type == "bullet_list_open" or self.last is None:
-            yield from super().__rich_console__(console, options)
-            return
-        number = 1 if self.list_start is None else self.list_start
-        for index, item in enumerate(self.items):
-            yield from item.render_number(console, options, number + index, self.last)
-
-
-class ScrollingCode(CodeBlock):
-    """A code block that never wraps: its lines are drawn at the code's own width (at least the
-    width it is given) and cropped to the width, each tagged (`CODE_TAG`) with its line at full
-    width, so that the widget can scroll across them (app/ui/widgets/markdown_view.py) rather
-    than break a statement in two. Its height is its line count, whatever the width."""
-
-    markdown: AnswerMarkdown | None = None
-
-    @classmethod
-    def create(cls, markdown: Markdown, token: Token) -> ScrollingCode:
-        element = cls((token.info or "").partition(" ")[0] or "text", markdown.code_theme)
-        if isinstance(markdown, AnswerMarkdown):
-            element.markdown = markdown
-        return element
-
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        code = str(self.text).rstrip()
-        syntax = Syntax(code, self.lexer_name, theme=self.theme, word_wrap=False, padding=CODE_PAD)
-        width = options.max_width
-        natural = max(cell_len(line) for line in code.expandtabs(CODE_TAB_SIZE).split("\n"))
-        full = console.render_lines(
-            syntax, options.update(width=max(width, natural + 2 * CODE_PAD)), new_lines=False
-        )
-        store = None if self.markdown is None else self.markdown.code_lines
-        block = 0 if self.markdown is None else self.markdown.next_code()
-        for line in full:
-            shown = Segment.adjust_line_length(line, width)
-            if store is not None:
-                key = len(store)
-                store.append((block, width, tuple(line)))
-                shown = list(Segment.apply_style(shown, post_style=Style(meta={CODE_TAG: key})))
-            yield from shown
-            yield Segment.line()
-
-
-class AnswerMarkdown(Markdown):
-    elements: ClassVar[dict[str, type[MarkdownElement]]] = {
-        **Markdown.elements,
-        "heading_open": LeftHeading,
-        "list_item_open": NumberedItem,
-        "table_open": JoinedTable,
-        "bullet_list_open": JoinedList,
-        "ordered_list_open": JoinedList,
-        "fence": ScrollingCode,
-        "code_block": ScrollingCode,
-    }
-
-    def __init__(self, markup: str, *, joins: Joins = NO_JOINS, **options: Any) -> None:
-        super().__init__(markup, **options)
-        self.joins = joins
-        self._tables, self._lists = top_level_counts(self.parsed)
-        self._seen_tables = self._seen_lists = 0
-        self._seen_code = 0
-        # every code line drawn: its block, the width it was shown at and its full line
-        self.code_lines: list[tuple[int, int, tuple[Segment, ...]]] = []
-
-    @property
-    def code_blocks(self) -> int:
-        """Code blocks drawn by the last render."""
-        return self._seen_code
-
-    def next_code(self) -> int:
-        index, self._seen_code = self._seen_code, self._seen_code + 1
-        return index
-
-    def next_table(self) -> tuple[tuple[int, ...] | None, bool]:
-        index, self._seen_tables = self._seen_tables, self._seen_tables + 1
-        return self.joins.table(index, self._tables)
-
-    def next_list(self) -> tuple[int | None, int | None]:
-        index, self._seen_lists = self._seen_lists, self._seen_lists + 1
-        return self.joins.numbers(index, self._lists)
-
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        self._seen_tables = self._seen_lists = self._seen_code = 0
-        self.code_lines = []
-        yield from super().__rich_console__(console, options)
 
 
 def _markdown_styles(colors: Mapping[str, str], dark: bool) -> dict[str, str]:
@@ -331,6 +134,10 @@ class MarkdownPainter:
         """`lines`, with the code rows among them and their lines at full width."""
         if not source.strip():
             return Painted([])
+        # Rich's Markdown (with markdown-it and Pygments) loads with the first answer, not at
+        # start-up: the app's first frame draws none (issue 12).
+        from app.display.rich_markdown import AnswerMarkdown
+
         options = self._console.options.update(width=max(1, width))
         try:
             markdown = AnswerMarkdown(
@@ -347,6 +154,8 @@ def _code_rows(
     lines: list[list[Segment]], code: list[tuple[int, int, tuple[Segment, ...]]], blocks: int
 ) -> Painted:
     """The code rows among painted lines, found by their tag, which is then taken off."""
+    from app.display.rich_markdown import CODE_TAG
+
     painted = Painted(lines, blocks=blocks)
     if not code:
         return painted
@@ -414,12 +223,10 @@ def plain(lines: list[list[Segment]]) -> str:
 
 
 __all__ = [
-    "AnswerMarkdown",
     "CodeRow",
     "MarkdownLook",
     "MarkdownPainter",
     "Painted",
-    "ScrollingCode",
     "plain",
     "tidy",
     "usable_styles",

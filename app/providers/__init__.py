@@ -1,17 +1,6 @@
 """Talking to providers: request bodies per format (`requests`), the streaming client
-(`client`), readable errors (`errors`), whole-JSON answers (`documents`), recordings (`record`)."""
+(`client`), readable errors (`errors`), whole-JSON answers (`documents`), recordings (`record`).
 
-from app.providers.client import ProviderClient, Timing
-from app.providers.errors import ProviderError
-from app.providers.record import Recorder, read_recording
-from app.providers.requests import ProviderRequest, build_request
-
-__all__ = [
-    "ProviderClient",
-    "ProviderError",
-    "ProviderRequest",
-    "Recorder",
-    "Timing",
-    "build_request",
-    "read_recording",
-]
+Nothing is imported here: importing a light module of this package (`timing`, `kept_stream`)
+must not load the client and httpx, which the app's first frame does not need.
+"""

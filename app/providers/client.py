@@ -25,7 +25,7 @@ import re
 import ssl
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from enum import Enum
 from importlib.util import find_spec
 from typing import Any
@@ -47,6 +47,7 @@ from app.providers.inflate import body_pieces
 from app.providers.params import ParamError, RequestParams, sent_params
 from app.providers.record import RecordedExchange, Recorder
 from app.providers.requests import ProviderRequest, build_request, endpoint_url, request_headers
+from app.providers.timing import Timing
 from app.settings.config import ProviderConfig
 from app.settings.redaction import (
     REDACTED,
@@ -92,23 +93,6 @@ USAGE_REJECTED = (
     "the provider rejected stream_options (the usage request): asked again without it, and no"
     " longer sends it to this provider; set include_usage = false in its config to skip the retry"
 )
-
-
-@dataclass(slots=True)
-class Timing:
-    """When a turn started, first showed a token and ended (`time.monotonic()` seconds)."""
-
-    started: float
-    first_token: float | None = None
-    ended: float | None = None
-
-    @property
-    def ttft_ms(self) -> int | None:
-        return None if self.first_token is None else round((self.first_token - self.started) * 1000)
-
-    @property
-    def duration_ms(self) -> int | None:
-        return None if self.ended is None else round((self.ended - self.started) * 1000)
 
 
 class _Body(Enum):

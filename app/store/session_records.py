@@ -16,7 +16,7 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from app.providers.client import Timing
+from app.providers.timing import Timing
 from app.store import ConversationNotFound, Kind, Store, StoredConversation, StoredMessage
 from app.store.branches import AT_END
 from app.store.records import turn_columns

@@ -15,14 +15,14 @@ import gc
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.app import SystemCommand
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
 from textual.theme import Theme
 
-from app.demo.server import is_demo
+from app.demo.names import is_demo
 from app.headless.replay_plan import ReplayPlan
 from app.settings.config import Config, ProviderConfig
 from app.settings.paths import config_path, state_path, user_themes_dir
@@ -32,21 +32,23 @@ from app.store.session import History, PaneHistory
 from app.ui import textual_layout
 from app.ui.clipboard import copy_text
 from app.ui.crash_report import crash_report
-from app.ui.flows import choosing, comparing, inspecting, leaderboard, replaying
+from app.ui.flows import choosing, inspecting
 from app.ui.flows.connect import ClientMaker, StartChoice, start_choice
 from app.ui.flows.conversations import Conversations
 from app.ui.flows.host import ChatHost
 from app.ui.lag_probe import LagProbe
 from app.ui.render_clock import RenderClock
 from app.ui.screens.chat import ChatScreen
-from app.ui.screens.compare import CompareScreen
-from app.ui.screens.history import HistoryScreen
 from app.ui.screens.keys import KeysScreen, key_groups
 from app.ui.themes import DEFAULT_THEME, load_themes
 from app.ui.widgets.assistant_turn import AssistantTurn
 from app.ui.widgets.chat_pane import ChatPane, Connect
 from app.ui.widgets.prompt import PromptInput
 from app.ui.widgets.welcome import WelcomeFacts
+
+if TYPE_CHECKING:  # loaded when first used: the first frame needs neither (issue 12)
+    from app.ui.screens.compare import CompareScreen
+    from app.ui.screens.history import HistoryScreen
 
 AGAIN_WINDOW = 2.0  # seconds: a second Ctrl+C within this quits even while a stream runs
 
@@ -127,6 +129,9 @@ class TriptychApp(ChatHost):
         self.theme_problems = loaded.problems
         for theme in loaded.themes:
             self.register_theme(theme)
+        # Before the stylesheet is first parsed: set in on_mount, the theme made Textual parse
+        # all the CSS again before the first frame (issue 12).
+        self.theme = self._initial_theme()
         self._probe = LagProbe.from_env()
         if self._probe is not None:
             self._probe.progress = self._parts_received
@@ -171,18 +176,24 @@ class TriptychApp(ChatHost):
         return WelcomeFacts(provider.name, self.pane.model, is_demo(provider.name), create)
 
     def on_mount(self) -> None:
-        self.theme = self._initial_theme()
         self.theme_changed_signal.subscribe(self, self._theme_changed)
+        # The theme was set in __init__, before anyone listened: remember it (and the config's
+        # theme) once on_mount is done, as its change would have.
+        self.call_next(self._theme_changed, self.current_theme)
         self._show_title()
         self._announce_start(self.start, quiet=bool(self.compare and self.blind))
         for problem in [*self.config.warnings, *self.theme_problems]:
             self.notify(problem, severity="warning", timeout=8, markup=False)
         self.conversations.announce()
         if self.compare:  # over the chat, which "continue alone" goes back to
+            from app.ui.flows import comparing
+
             self.push_screen(comparing.startup_screen(self, self.compare, blind=self.blind))
         if self.continue_last:
             self.call_after_refresh(self._continue_last)  # once the chat screen is mounted
         if self.replay is not None:
+            from app.ui.flows import replaying
+
             plan = self.replay
             self.call_after_refresh(
                 lambda: self.run_worker(replaying.run_replay(self, plan), exit_on_error=False)
@@ -296,6 +307,8 @@ class TriptychApp(ChatHost):
     def on_chat_screen_compare_with_requested(
         self, message: ChatScreen.CompareWithRequested
     ) -> None:
+        from app.ui.flows import comparing
+
         comparing.pick_comparison(self)
 
     def on_chat_screen_save_recording_requested(
@@ -306,6 +319,8 @@ class TriptychApp(ChatHost):
     def on_chat_screen_leaderboard_requested(
         self, message: ChatScreen.LeaderboardRequested
     ) -> None:
+        from app.ui.flows import leaderboard
+
         self.run_worker(
             leaderboard.show_leaderboard(self), group="leaderboard", exit_on_error=False
         )
@@ -319,6 +334,8 @@ class TriptychApp(ChatHost):
         self.action_toggle_reasoning()
 
     def on_compare_screen_continue_alone(self, message: CompareScreen.ContinueAlone) -> None:
+        from app.ui.flows import comparing
+
         continuing = comparing.continue_alone(self, message.pane)
         self.run_worker(continuing, group="switch", exit_on_error=False)
 
@@ -348,6 +365,8 @@ class TriptychApp(ChatHost):
 
     def running_panes(self) -> list[ChatPane]:
         """Every pane whose answer is still arriving: the chat's and any comparison's."""
+        from app.ui.screens.compare import CompareScreen
+
         panes = [self.pane]
         for screen in self.screen_stack:
             if isinstance(screen, CompareScreen):
@@ -371,6 +390,8 @@ class TriptychApp(ChatHost):
 
     async def action_quit(self) -> None:
         """Stop streams (closing their connections) before leaving."""
+        from app.ui.flows import comparing
+
         await comparing.close_comparisons(self)
         await self.pane.aclose()
         await self._maker.aclose()

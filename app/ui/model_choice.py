@@ -18,7 +18,6 @@ from textual.app import App
 
 from app.display.sanitize import clean_line
 from app.headless.provider_list import key_status
-from app.providers.errors import ProviderError
 from app.settings.config import ProviderConfig
 from app.settings.state import valid_model_id
 from app.ui.palette import Choice, Typed, show_choices
@@ -33,6 +32,8 @@ async def model_names(
 ) -> list[str]:
     """The provider's configured models, then those its `GET /models` lists (valid ids only,
     with a word for those left out); a failure to list is shown and the configured ones stay."""
+    from app.providers.errors import ProviderError  # httpx: not on the start-up path
+
     names = list(provider.model_choices)
     try:
         listed = await list_models()

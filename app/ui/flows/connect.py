@@ -10,13 +10,14 @@ import contextlib
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from app.providers.client import ProviderClient
+from app.demo.names import is_demo
 from app.settings.api_keys import require_api_key
 from app.settings.config import Config, ProviderConfig
 from app.settings.state import State
 
 if TYPE_CHECKING:
     from app.demo.server import DemoServer
+    from app.providers.client import ProviderClient
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,16 +79,18 @@ class ClientMaker:
 
     def resolve(self, provider: ProviderConfig) -> ProviderConfig:
         """The demo's base URL is only known once its server listens."""
-        from app.demo.server import is_demo, start_demo_server
-
         if provider.base_url or not is_demo(provider.name):
             return provider
+        from app.demo.server import start_demo_server
+
         if self._demo is None:
             self._demo = start_demo_server()
         return replace(provider, base_url=self._demo.url)
 
     def connect(self, provider: ProviderConfig) -> ProviderClient:
         """Raises MissingApiKey (a ConfigError) when the provider's key variable is unset."""
+        from app.providers.client import ProviderClient  # httpx: not before the first prompt
+
         resolved = self.resolve(provider)
         return ProviderClient(
             resolved,

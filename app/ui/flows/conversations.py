@@ -10,9 +10,7 @@ from __future__ import annotations
 
 from app.store import ConversationNotFound, ExportFormat, StoredConversation, StoreError
 from app.store.session import ConversationRecord, History, PaneHistory
-from app.ui.flows.comparing import leave_comparison, open_stored_comparison
 from app.ui.flows.host import ChatHost
-from app.ui.screens.history import HistoryScreen
 
 
 class Conversations:
@@ -37,6 +35,8 @@ class Conversations:
     # -- the screen and reopening ----------------------------------------------------------------
 
     def show(self) -> None:
+        from app.ui.screens.history import HistoryScreen  # not on the start-up path
+
         screen = HistoryScreen(self.history)  # it posts HistoryScreen.Deleted
         self.app.push_screen(screen, self.open)
 
@@ -54,6 +54,8 @@ class Conversations:
         await self.reopen(conv_id)
 
     async def reopen(self, conv_id: int) -> None:
+        from app.ui.flows.comparing import leave_comparison, open_stored_comparison
+
         stored = self.history.load(conv_id)
         if stored is None:
             self.app.notify("That conversation is no longer in the history.", severity="warning")

@@ -247,10 +247,14 @@ class ChatScreen(BranchKeys, Screen[None]):
     async def show_welcome(self) -> None:
         """(Re)draw the welcome card, for the current provider, if the chat is empty."""
         transcript = self.pane.transcript
+        shown = [child for child in transcript.children if isinstance(child, Welcome)]
+        empty = len(shown) == len(transcript.children) and not self.pane.conversation.messages
+        facts = self._welcome() if self._welcome is not None and empty else None
+        if facts is not None and len(shown) == 1 and shown[0].facts == facts:
+            return  # the same card (the first resume, right after mounting): not redrawn
         await transcript.remove_children(Welcome)
-        empty = not transcript.children and not self.pane.conversation.messages
-        if self._welcome is not None and empty:
-            await transcript.mount(Welcome(self._welcome()))
+        if facts is not None:
+            await transcript.mount(Welcome(facts))
 
     async def hide_welcome(self) -> None:
         await self.pane.transcript.remove_children(Welcome)

@@ -26,8 +26,8 @@ from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
 from app.display.status_line import StatusInput, answer_label, status_segments
 from app.display.turn_watch import TurnWatch, settled_watch
-from app.providers.client import Timing
 from app.providers.params import RequestParams
+from app.providers.timing import Timing
 from app.settings.config import ConfigError, ProviderConfig
 from app.store import StoredConversation, StoredMessage
 from app.store.branches import AT_END

@@ -8,7 +8,6 @@ import json
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
-from textual.highlight import highlight
 from textual.widgets import Static
 
 from app.display.sanitize import clean, clean_line
@@ -61,6 +60,8 @@ class ToolCallCard(Vertical):
         ident = f"  {call.id}" if call.id else ""
         self._head.update(Content(clean_line(f"⚙ {call.name or '(unnamed tool)'}{ident}{state}")))
         if call.closed and not call.invalid_json:
+            from textual.highlight import highlight  # Pygments: not on the start-up path
+
             self.shown = pretty_arguments(call)
             self._args.update(highlight(self.shown, language="json"))
             return
