@@ -58,6 +58,8 @@ class ConversationRecord:
         self.system = system
         self.conv_id: int | None = None
         self.prompt_ids: list[int] = []  # store ids of the prompts, oldest first
+        # Writer thread only: what the prompt replacing a dropped one follows (a chat's tree).
+        self._replacing: list[int | None] = []
         self.blind = False  # a blind comparison's: stored so, it reopens blind
 
     def mark_blind(self) -> None:
@@ -87,8 +89,10 @@ class ConversationRecord:
         def write(store: Store) -> None:
             if self.conv_id is None:
                 self.conv_id = self._create(store)
+            after = self._replacing.pop() if parent == AT_END and self._replacing else parent
+            self._replacing.clear()
             try:
-                message_id = store.add_user_message(self.conv_id, text, attachments, parent=parent)
+                message_id = store.add_user_message(self.conv_id, text, attachments, parent=after)
             except ConversationNotFound:  # deleted (perhaps by another instance): start anew
                 self.conv_id = self._create(store)
                 self.prompt_ids = []
@@ -173,11 +177,13 @@ class ConversationRecord:
                 shown = store.load(self.conv_id).messages
             except ConversationNotFound:
                 return
-            prompts = [m.id for m in shown if m.role == "user"]
+            prompts = [m for m in shown if m.role == "user"]
             if not prompts:
                 return
-            store.delete_messages_from(self.conv_id, prompts[-1])
-            self.prompt_ids = [i for i in self.prompt_ids if i != prompts[-1]]
+            # In a chat the next prompt takes its place (not the end of a sibling branch).
+            self._replacing = [prompts[-1].parent_id]
+            store.delete_messages_from(self.conv_id, prompts[-1].id)
+            self.prompt_ids = [i for i in self.prompt_ids if i != prompts[-1].id]
 
         self.history.submit(write)
 

@@ -12,10 +12,12 @@ from typing import Any
 
 from textual.pilot import Pilot
 
+from app.store import Store
 from app.ui.app import TriptychApp
-from app.ui.screens.branching import EDIT_TITLE, STILL_ANSWERING
+from app.ui.screens.branching import EDIT_TITLE, NOT_STORED, STILL_ANSWERING
 from app.ui.widgets.assistant_turn import AssistantTurn
 from app.ui.widgets.branch_marker import BranchMarker
+from app.ui.widgets.history_turn import EarlierMessages
 from app.ui.widgets.prompt import PromptInput
 from app.ui.widgets.user_message import UserMessage
 from app.wire.engine import Api
@@ -233,3 +235,79 @@ async def test_the_keys_need_a_selection_and_say_what_they_do(
         await pilot.press("alt+down")  # below the last message: back to the prompt
         assert app.focused is prompt
         assert selected(app) == []
+
+
+async def test_ctrl_l_on_an_edited_branch_replaces_that_branch_only(
+    fake_provider: FakeProvider, tmp_path: Path
+) -> None:
+    db = tmp_path / "history.sqlite3"
+    fake_provider.push(answered("one"), answered("typo answer"), answered("fix answer"))
+    fake_provider.push(answered("fix 2 answer"))
+    app = make_app(fake_config(fake_provider), tmp_path, history_file=db)
+    async with app.run_test(size=SIZE) as pilot:
+        await two_exchanges(pilot)
+        await pilot.press("alt+up", "alt+up", "e")
+        prompt = app.screen.query_one("#prompt", PromptInput)
+        await wait_until(pilot, lambda: prompt.text == "teh typo", what="the edit")
+        prompt.load_text("the fix")
+        await pilot.press("enter")
+        await settle(pilot, fake_provider, 3)
+        await pilot.press("ctrl+l")  # the old way: replace the last exchange
+        await wait_until(pilot, lambda: prompt.text == "the fix", what="the last prompt")
+        prompt.load_text("the fix 2")
+        await pilot.press("enter")
+        await settle(pilot, fake_provider, 4)
+        assert fake_provider.requests[-1].json["messages"] == [
+            {"role": "user", "content": "first"},
+            {"role": "assistant", "content": "one"},
+            {"role": "user", "content": "the fix 2"},
+        ]
+        assert prompts(app) == ["first", "the fix 2"]
+        assert markers(app) == []  # the replaced prompt's marker went with it
+    with sqlite3.connect(db) as conn:
+        texts = [row[0] for row in conn.execute("SELECT text FROM messages ORDER BY id")]
+    assert {"teh typo", "typo answer"} <= set(texts)  # the other branch stays
+    assert not {"the fix", "fix answer"} & set(texts)  # the replaced one went
+    again = make_app(fake_config(fake_provider), tmp_path, history_file=db, continue_last=True)
+    async with again.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: prompts(again) == ["first", "the fix 2"], what="reopen")
+        await wait_until(pilot, lambda: markers(again) == ["2/2"], what="the marker")
+        assert answers(again) == ["one", "fix 2 answer"]
+
+
+async def test_without_history_the_branch_keys_say_why_they_cannot(
+    fake_provider: FakeProvider, tmp_path: Path
+) -> None:
+    fake_provider.push(answered("one"))
+    app = make_app(fake_config(fake_provider), tmp_path)  # no history file: history is off
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "first")
+        await wait_drawn(pilot)
+        prompt = app.screen.query_one("#prompt", PromptInput)
+        prompt.load_text("kept")
+        await pilot.press("alt+up", "alt+up", "e")
+        await wait_until(pilot, lambda: NOT_STORED in notices(app), what="the notice")
+        assert prompt.text == "kept"
+        assert prompt.border_title is None
+
+
+async def test_a_long_chat_marks_the_branches_of_its_earlier_part_when_shown(
+    tmp_path: Path, fake_provider: FakeProvider
+) -> None:
+    db = tmp_path / "history.sqlite3"
+    store = Store.open(db)
+    conv = store.create_conversation()
+    store.add_user_message(conv, "early")
+    store.add_user_message(conv, "early edited", parent=None)  # a second root: 2 branches
+    for number in range(6):  # far more than a screen's worth after the fork
+        store.add_user_message(conv, f"later {number}")
+        turn_id = store.start_turn(conv, provider="fake", model="m-1", api="chat")
+        store.save_columns(turn_id, {"text": "x" * 3000, "status": "complete"}, final=True)
+    store.close()
+    app = make_app(fake_config(fake_provider), tmp_path, history_file=db, continue_last=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.pane.transcript.query(EarlierMessages), what="top")
+        assert markers(app) == []
+        app.pane.transcript.query_one(EarlierMessages).press()  # at the top, out of view
+        await wait_until(pilot, lambda: markers(app) == ["2/2"], what="the early marker")
+        assert prompts(app)[0] == "early edited"

@@ -198,7 +198,8 @@ class ChatBranches:
             return
         stored, index = found
         target = stored.messages[index]
-        self.edit = BranchEdit(stored, target, self.prompt.text)
+        draft = self.edit.draft if self.edit is not None else self.prompt.text  # one edit at a time
+        self.edit = BranchEdit(stored, target, draft)
         self.leave()
         self.prompt.load_text(target.text)
         self.prompt.move_cursor(self.prompt.document.end)

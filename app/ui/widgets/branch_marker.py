@@ -67,11 +67,33 @@ def pair_from_end(
     first pair whose roles differ: the transcript and the history no longer agree there)."""
     pairs: list[tuple[Widget, StoredMessage]] = []
     for widget, message in zip(reversed(widgets), reversed(messages), strict=False):
-        if isinstance(widget, UserMessage) != (message.role == "user"):
+        if not shows(widget, message):
             break
         pairs.append((widget, message))
     pairs.reverse()
     return pairs
+
+
+def shows(widget: Widget, message: StoredMessage) -> bool:
+    """Whether the widget draws this stored message (its role, and a prompt's or a settled
+    answer's text): a transcript that no longer matches the history is never acted on."""
+    if isinstance(widget, UserMessage):
+        return message.role == "user" and widget.text == message.text
+    if isinstance(widget, AssistantTurn):
+        settled = widget.turn.done and message.turn is not None and message.turn.done
+        return message.role == "assistant" and (not settled or widget.turn.text == message.text)
+    return False
+
+
+async def mark_drawn(
+    transcript: Widget, widgets: list[Widget], messages: list[StoredMessage], pane: int
+) -> None:
+    """Markers for widgets just drawn from `messages` (the earlier part of a long chat)."""
+    for widget, message in zip(widgets, shown_messages(messages, pane), strict=False):
+        if len(message.siblings) > 1 and message.id in message.siblings:
+            await mark(
+                transcript, widget, message.siblings.index(message.id) + 1, len(message.siblings)
+            )
 
 
 async def mark_branches(transcript: Widget, messages: list[StoredMessage], pane: int) -> None:
@@ -105,8 +127,10 @@ __all__ = [
     "branch_label",
     "mark",
     "mark_branches",
+    "mark_drawn",
     "marker_of",
     "message_widgets",
     "pair_from_end",
     "shown_messages",
+    "shows",
 ]

@@ -34,7 +34,12 @@ from app.store.branches import AT_END
 from app.store.session import PaneHistory, TurnRecord, continued_conversation
 from app.ui.render_clock import RenderClock
 from app.ui.widgets.assistant_turn import AssistantTurn
-from app.ui.widgets.branch_marker import mark_branches
+from app.ui.widgets.branch_marker import (
+    BranchMarker,
+    mark_branches,
+    mark_drawn,
+    message_widgets,
+)
 from app.ui.widgets.history_turn import EarlierMessages, mount_stored, window_start
 from app.ui.widgets.status_bar import StatusBar
 from app.ui.widgets.transcript import Transcript
@@ -332,7 +337,10 @@ class ChatPane(Vertical):
         prompts = list(self.transcript.query_children(UserMessage))
         if prompts:
             children = list(self.transcript.children)
-            await self.transcript.remove_children(children[children.index(prompts[-1]) :])
+            first = children.index(prompts[-1])
+            if first and isinstance(children[first - 1], BranchMarker):
+                first -= 1  # the replaced prompt's `‹ 2/3 ›` goes with it
+            await self.transcript.remove_children(children[first:])
         self.current = None
         return await self.send(text)
 
@@ -370,6 +378,7 @@ class ChatPane(Vertical):
         event.stop()
         start = window_start(self._earlier)
         batch, self._earlier = self._earlier[start:], self._earlier[:start]
+        shown = message_widgets(self.transcript)
         await mount_stored(
             self.transcript,
             batch,
@@ -377,6 +386,8 @@ class ChatPane(Vertical):
             keep_reasoning_open=self.keep_reasoning_open,
             after=button,
         )
+        drawn = [w for w in message_widgets(self.transcript) if w not in shown]
+        await mark_drawn(self.transcript, drawn, batch, self.history.pane)  # their `‹ 2/3 ›`
         if self._earlier:
             button.label = EarlierMessages.label_for(len(self._earlier))
         else:
