@@ -163,10 +163,25 @@ def figures_line(figures: Figures) -> str:
     return " · ".join(parts)
 
 
+def short_figures(figures: Figures) -> str:
+    """The figures a pane's compact row has room for, on two short lines: TTFT and tok/s, then
+    the longest stall (a silence of STALL seconds or more), if there was one."""
+    mark = "~" if figures.estimated else ""
+    parts = [f"TTFT {figures.ttft_ms} ms" if figures.ttft_ms is not None else "TTFT –"]
+    rate = figures.tokens_per_second
+    parts.append("– tok/s" if rate is None else f"{mark}{rate:.0f} tok/s")
+    silence = figures.longest_silence_ms
+    line = " · ".join(parts)
+    if silence is not None and silence >= STALL * 1000:
+        line += f"\nstall {silence / 1000:.1f} s"
+    return line
+
+
 __all__ = [
     "Arrival",
     "Figures",
     "Timeline",
     "figures_line",
     "shared_span",
+    "short_figures",
 ]

@@ -47,6 +47,9 @@ COMPARE = [
     "Export comparison as Markdown",
     "Export comparison as JSON",
     "Change theme…",
+    "Inspect the wire",
+    "Toggle timelines",
+    "Record the session",
     "Blind comparison",
     "Keys and help",
 ]

@@ -39,9 +39,11 @@ def compare_screen(
     if record is None:
         record = app.history.record(kind="compare", system=app.config.system)
     providers = app.config.providers  # "Add pane…" offers these
-    return CompareScreen(
+    screen = CompareScreen(
         maker, choices, providers, record=record, store_panes=store_panes, blind=blind
     )
+    screen.read_streams(app.history.stream)  # a reopened answer's kept stream, for F2 and F3
+    return screen
 
 
 def startup_screen(app: ChatHost, names: list[str], *, blind: bool = False) -> CompareScreen:

@@ -3,7 +3,8 @@
 The recorded exchanges are served by a loopback server (app/demo/replay_server.py) to providers
 named `replay N`; this flow types each recorded prompt into the screen's prompt, as a user
 would, so the answer comes through the same client, decoder and widgets as a live one. The chat
-opens its inspector first. Esc stops the answer, and with it the replay.
+(or the comparison, on its first pane) opens its inspector first. Esc stops the answer, and
+with it the replay.
 """
 
 from __future__ import annotations
@@ -29,8 +30,8 @@ def _turns(host: ChatHost) -> list[Turn | None]:
 
 async def run_replay(host: ChatHost, plan: ReplayPlan) -> None:
     await asyncio.sleep(0)  # after the first screen is up
-    if isinstance(host.screen, ChatScreen):
-        host.screen.action_inspect()
+    if isinstance(host.screen, ChatScreen | CompareScreen):
+        host.screen.action_inspect()  # on the selected pane's stream, side by side
     for prompt, names in plan.steps:
         screen = host.screen
         if isinstance(screen, ChatScreen):

@@ -40,6 +40,7 @@ from app.ui.screens.parameters import edit_parameters, params_summary
 from app.ui.widgets.chat_pane import ChatPane
 from app.ui.widgets.frame_list import FrameList
 from app.ui.widgets.inspector import Inspector
+from app.ui.widgets.pane_streams import KeptStreams, StreamReader
 from app.ui.widgets.prompt import PromptInput
 from app.ui.widgets.welcome import Welcome, WelcomeFacts
 from app.wire.conversation import Conversation
@@ -211,15 +212,14 @@ class ChatScreen(BranchKeys, Screen[None]):
         self,
         pane: ChatPane,
         welcome: Callable[[], WelcomeFacts] | None = None,
-        streams: Callable[[int], CapturedExchange | None] = lambda _id: None,
+        streams: StreamReader = lambda _id: None,
     ) -> None:
         """`welcome`: what the card in an empty chat says (None: no card); `streams`: a
         reopened answer's kept stream by its history id (for the inspector)."""
         super().__init__()
         self.pane = pane
         self._welcome = welcome
-        self._streams = streams
-        self._read: set[int] = set()
+        self._streams = KeptStreams(streams)
         self.recording_to: Path | None = None  # set by the app while the session is recorded
         self.inspector = Inspector(id="inspector")
         self.inspector.display = False
@@ -309,20 +309,8 @@ class ChatScreen(BranchKeys, Screen[None]):
         inspector.query_one(FrameList).focus()
 
     def inspected_exchange(self) -> CapturedExchange | None:
-        """The last answer's exchange: the one streaming or just done, else the conversation's
-        last answer, read back from the history once when it was reopened."""
-        turn = self.pane.turn
-        if turn is not None and (turn.exchange is not None or not turn.done):
-            return turn.exchange  # streaming (None until the request is sent) or just done
-        for message in reversed(self.pane.conversation.messages):
-            if message.role != "assistant" or message.turn is None:
-                continue
-            stored = message.stored_id
-            if message.turn.exchange is None and stored is not None and stored not in self._read:
-                self._read.add(stored)  # read once: an answer with no kept stream stays None
-                message.turn.exchange = self._streams(stored)
-            return message.turn.exchange
-        return None
+        """The last answer's exchange (a reopened one's read back from the history once)."""
+        return self._streams.last_exchange(self.pane)
 
     def on_inspector_copy_frame(self, message: Inspector.CopyFrame) -> None:
         message.stop()

@@ -35,8 +35,8 @@ from typing import Any, ClassVar
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import Footer, Header
 
 from app.compare.blind import LETTERS, BlindRound, Verdict, vote_text
@@ -50,6 +50,7 @@ from app.ui.clipboard import copy_text
 from app.ui.model_choice import describe, model_names, show_models
 from app.ui.palette import Choice, ScreenCommands, show_choices
 from app.ui.render_clock import MAX_PERIOD
+from app.ui.screens.compare_wire import CompareWire
 from app.ui.widgets.chat_pane import ChatPane
 from app.ui.widgets.compare_pane import ComparePane, settled_history, show_conversation
 from app.ui.widgets.compare_panes import ComparePanes, PaneMaker
@@ -80,7 +81,7 @@ class CompareCommands(ScreenCommands):
         return screen.commands() if isinstance(screen, CompareScreen) else ()
 
 
-class CompareScreen(Screen[None]):
+class CompareScreen(CompareWire):
     COMMANDS: ClassVar[set[Any]] = {CompareCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "stop_all", "stop all", priority=True),
@@ -165,8 +166,10 @@ class CompareScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header(icon="◧")
         yield self.tabs
-        with self.container:
-            yield from self.panes
+        with Horizontal(id="compare-body"):  # the inspector (F2) opens beside the panes
+            with self.container:
+                yield from self.panes
+            yield self.inspector
         yield self.ranking
         yield self.vote_bar
         yield self.prompt
@@ -189,7 +192,7 @@ class CompareScreen(Screen[None]):
         self._arrange(event.size.width)
 
     def _arrange(self, width: int) -> None:
-        tabbed = width < SIDE_BY_SIDE_WIDTH * len(self.panes)
+        tabbed = self.panes_width(width) < SIDE_BY_SIDE_WIDTH * len(self.panes)
         self.container.set_class(tabbed, "-tabbed")
         if tabbed:
             self._focus_away_from_hidden()
@@ -538,6 +541,7 @@ class CompareScreen(Screen[None]):
                 Choice("Toggle reasoning panes", self.action_toggle_reasoning, "ctrl+r"),
                 Choice("Copy selected pane's answer", self._copy_answer, where),
                 Choice("Change theme…", self.app.search_themes, f"now: {self.app.theme}"),
+                *self.wire_commands(),
             ]
         choices = [
             Choice("Switch model…", self.pick_pane_model, f"pane {pane.number} now: {pane.model}"),
@@ -551,6 +555,7 @@ class CompareScreen(Screen[None]):
             Choice("Export comparison as Markdown", partial(self._export, "md"), "exports/"),
             Choice("Export comparison as JSON", partial(self._export, "json"), "exports/"),
             Choice("Change theme…", self.app.search_themes, f"now: {self.app.theme}"),
+            *self.wire_commands(),
         ]
         if not self.blind:
             choices.append(Choice("Blind comparison", self.start_blind, "from the next prompt"))
