@@ -1,5 +1,5 @@
 """The wire in a comparison (issue 13): F2 opens the inspector beside the panes on the selected
-pane's stream and follows the selection, while streaming and on a reopened comparison; F3 puts
+pane's stream and follows the selection, while streaming and on a reopened comparison; F4 puts
 a timeline row under every pane's header on one shared time axis; a blind round keeps the wire
 shut. Real app, fake providers over loopback HTTP, a history file."""
 
@@ -9,10 +9,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.widgets import Sparkline, Static
 
 from app.demo.loopback import Pause
 from app.ui.app import TriptychApp
+from app.ui.screens.compare import CompareScreen
 from app.ui.screens.compare_wire import HIDDEN, visible_rows
 from app.ui.widgets.frame_list import FrameList
 from app.ui.widgets.inspector import Inspector
@@ -124,7 +126,7 @@ async def test_a_reopened_comparison_shows_each_panes_kept_stream(
                 what=f"pane {index + 1}'s kept stream",
             )
             await pilot.press("alt+right")
-        await pilot.press("f3")  # the timelines of reopened answers, from their kept streams
+        await pilot.press("f4")  # the timelines of reopened answers, from their kept streams
         await pilot.pause(0.3)
         rows = visible_rows(screen.panes)
         assert len(rows) == 2
@@ -132,7 +134,7 @@ async def test_a_reopened_comparison_shows_each_panes_kept_stream(
             assert row.timeline.first is not None
 
 
-async def test_f3_rows_share_one_axis_so_the_late_and_stalled_pane_shows(
+async def test_f4_rows_share_one_axis_so_the_late_and_stalled_pane_shows(
     fakes: dict[Api, FakeProvider], tmp_path: Path
 ) -> None:
     fakes[Api.CHAT].push(fake.stream(Api.CHAT, PLAIN))
@@ -141,7 +143,7 @@ async def test_f3_rows_share_one_axis_so_the_late_and_stalled_pane_shows(
     app = two_panes(fakes, tmp_path)
     async with app.run_test(size=(160, 40)) as pilot:
         screen = compare_screen(app)
-        await pilot.press("f3")
+        await pilot.press("f4")
         rows = visible_rows(screen.panes)
         assert len(rows) == 2  # there before any answer, empty
         await ask(pilot, "race")
@@ -161,7 +163,7 @@ async def test_f3_rows_share_one_axis_so_the_late_and_stalled_pane_shows(
         assert "─" in slow_marks  # and who stalled
         assert "─" not in fast_marks
         assert "stall 1." in str(slow.query_one(".timeline--figures", Static).render())
-        await pilot.press("f3")
+        await pilot.press("f4")
         await pilot.pause()
         assert visible_rows(screen.panes) == []
 
@@ -182,6 +184,29 @@ async def test_a_blind_round_keeps_the_wire_shut(
         assert not screen.inspector.display
         assert HIDDEN in [n.message for n in app._notifications]
         assert "Inspect the wire" not in [c.name for c in screen.commands()]
-        await pilot.press("f3")  # the rows name nobody: they may show
+        await pilot.press("f4")  # the rows name nobody: they may show
         await pilot.pause()
         assert len(visible_rows(screen.panes)) == 2
+
+
+async def test_a_blind_start_selects_its_first_pane_once(
+    fakes: dict[Api, FakeProvider], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The tab row's own first activation arrives after the screen selected its first pane (a
+    shuffled one): taken at its word, it selected another pane, whose activation then came
+    back the same way, without end."""
+    selects: list[int] = []
+    select = CompareScreen._select
+
+    def counted(screen: CompareScreen, index: int) -> None:
+        selects.append(index)
+        select(screen, index)
+
+    monkeypatch.setattr(CompareScreen, "_select", counted)
+    app = make_app(config_for(fakes), tmp_path, compare=["cc", "am", "rs"], blind=True)
+    async with app.run_test(size=WIDE) as pilot:
+        for _ in range(20):
+            await pilot.pause()
+        screen = compare_screen(app)
+        assert len(selects) <= 2, selects[:10]
+        assert screen.tabs.active == screen._tab_ids[id(screen.selected_pane)]

@@ -1,5 +1,5 @@
 """SVG snapshots of the wire in a finished comparison: the timeline rows under the panes' headers
-on one shared axis (F3), and the inspector beside the selected pane (F2). The comparison is the
+on one shared axis (F4), and the inspector beside the selected pane (F2). The comparison is the
 scripted one of test_compare_snapshot (a fake clock, one time order for every pane); each pane's
 exchange is built from its script, so every time on screen is the script's, not the machine's.
 Update with `pytest --snapshot-update`, then look at them."""
@@ -72,10 +72,10 @@ def with_wire(conductor: Any, *keys: str) -> Callable[[Pilot[Any]], Any]:
 
 def test_timeline_rows_under_the_panes(snap_compare: SnapCompare, tmp_path: Path) -> None:
     app, conductor = scripted_compare(tmp_path)
-    assert snap_compare(app, terminal_size=SIZE, run_before=with_wire(conductor, "f3"))
+    assert snap_compare(app, terminal_size=SIZE, run_before=with_wire(conductor, "f4"))
 
 
 def test_the_inspector_beside_the_selected_pane(snap_compare: SnapCompare, tmp_path: Path) -> None:
     app, conductor = scripted_compare(tmp_path)
-    run_before = with_wire(conductor, "f2", "f3", "home")
+    run_before = with_wire(conductor, "f2", "f4", "home")
     assert snap_compare(app, terminal_size=(200, 50), run_before=run_before)

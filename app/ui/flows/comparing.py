@@ -42,7 +42,7 @@ def compare_screen(
     screen = CompareScreen(
         maker, choices, providers, record=record, store_panes=store_panes, blind=blind
     )
-    screen.read_streams(app.history.stream)  # a reopened answer's kept stream, for F2 and F3
+    screen.read_streams(app.history.stream)  # a reopened answer's kept stream, for F2 and F4
     return screen
 
 

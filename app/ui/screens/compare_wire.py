@@ -1,5 +1,5 @@
 """The comparison's view of the wire: the inspector beside the panes (F2) on the selected pane's
-stream, and a compact timeline row under each pane's header (F3) on one shared time axis.
+stream, and a compact timeline row under each pane's header (F4) on one shared time axis.
 
 A base class of CompareScreen, so the comparison screen itself only lays the inspector out
 beside its panes and lists these commands in its palette. The inspector follows whichever pane
@@ -44,7 +44,7 @@ class CompareWire(Screen[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f2", "inspect", "inspect", tooltip="the selected pane's wire, beside the panes"),
         Binding(
-            "f3",
+            "f4",
             "toggle_timelines",
             "timelines",
             show=False,  # the footer is full at 80 columns; the key sheet and palette list it
@@ -86,7 +86,7 @@ class CompareWire(Screen[None]):
     def wire_commands(self) -> list[Choice]:
         """The palette's commands for the wire: inspect, the timelines, record the session."""
         rows = "hide" if self.timelines_shown else "show"
-        choices = [Choice("Toggle timelines", self.action_toggle_timelines, f"f3: {rows} them")]
+        choices = [Choice("Toggle timelines", self.action_toggle_timelines, f"f4: {rows} them")]
         if self.hidden:
             return choices
         where = f"f2: pane {self.selected_pane.number}'s frames"
@@ -161,7 +161,7 @@ class CompareWire(Screen[None]):
         pane = self.selected_pane
         self.post_message(ChatScreen.SaveRecordingRequested(exchange, pane.provider.name))
 
-    # -- the timelines (F3) --------------------------------------------------------------------
+    # -- the timelines (F4) --------------------------------------------------------------------
 
     def action_toggle_timelines(self) -> None:
         """Show a timeline row under every pane's header, or take them away."""
