@@ -52,6 +52,7 @@ class Reply:
     steps: tuple[Step, ...] = ()
     chunked: bool = True  # False: no length, the body ends when the connection closes
     wait: float = 0.0  # seconds before the status line (a server slow to answer at all)
+    own_headers: bool = True  # False: no Server and Date of the loopback's own (a replay's)
 
 
 def json_reply(
@@ -169,7 +170,11 @@ class _Handler(BaseHTTPRequestHandler):
     def _play(self, reply: Reply, stopping: threading.Event) -> None:
         if reply.wait:
             self._pause(reply.wait, stopping)
-        self.send_response(reply.status)
+        if reply.own_headers:
+            self.send_response(reply.status)
+        else:  # only the reply's headers: a replay shows what the recorded server sent
+            self.log_request(reply.status)
+            self.send_response_only(reply.status)
         for name, value in reply.headers:
             self.send_header(name, value)
         if reply.chunked:

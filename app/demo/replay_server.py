@@ -22,7 +22,8 @@ from app.settings.config import ProviderConfig
 from app.wire.engine import Api
 
 # Not replayed: the loopback server frames the body itself, and the recorded bytes were already
-# decoded (a recording holds what the client read, after gzip).
+# decoded (a recording holds what the client read, after gzip). The loopback's own Server and
+# Date are left out instead: the recorded ones (if any) are the ones shown.
 _HOP_HEADERS = frozenset(
     {"content-length", "transfer-encoding", "connection", "content-encoding", "keep-alive"}
 )
@@ -64,7 +65,7 @@ def recorded_reply(exchange: Exchange, speed: float | None = 1.0) -> Reply:
         last = max(last, at)
     if exchange.outcome == "error":  # the transport failed there: so does the replay
         steps.append(Cut())
-    return Reply(exchange.status, headers, tuple(steps), wait=scaled(started))
+    return Reply(exchange.status, headers, tuple(steps), wait=scaled(started), own_headers=False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -177,3 +177,24 @@ def test_an_unknown_path_and_a_foreign_request_are_said_plainly() -> None:
         turn = ask(ProviderConfig("x", Api.CHAT, server.base_url(7), "m"))
     assert turn.error is not None
     assert "no recorded exchange at /replay/7/chat/completions" in turn.error.message
+
+
+def test_a_replayed_response_carries_the_recorded_headers_only(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The loopback server's own Server and Date are not added beside the recorded ones (the
+    inspector would show two servers and today's date); framing stays the replay's own."""
+    (live,) = read_recording(record(tmp_path, capsys, fake.stream(Api.CHAT)))
+    upstream = {"server": "upstream/1.0", "date": "Mon, 30 Nov 2026 10:00:00 GMT", "x-req": "7"}
+    bare = Exchange(live.request, 200, {"content-type": "text/event-stream"}, live.pieces, "eof")
+    dressed = Exchange(live.request, 200, {**bare.headers, **upstream}, live.pieces, "eof")
+    with ReplayServer([bare, dressed], speed=None) as server:
+        turns = [ask(server.provider_for(n)) for n in range(2)]
+    shown = []
+    for turn in turns:
+        assert turn.status is TurnStatus.COMPLETE
+        assert turn.exchange is not None
+        shown.append({k.lower(): v for k, v in turn.exchange.headers.items()})
+    framing = {"transfer-encoding": "chunked"}
+    assert shown[0] == {"content-type": "text/event-stream", **framing}
+    assert shown[1] == {"content-type": "text/event-stream", **upstream, **framing}
