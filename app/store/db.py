@@ -379,6 +379,14 @@ class Store:
             cur = conn.execute("UPDATE conversations SET title = ? WHERE id = ?", (title, conv_id))
             self._found(cur, conv_id)
 
+    def set_system(self, conv_id: int, system: str | None) -> None:
+        """The conversation's system prompt from now on (changed in the app for this one)."""
+        with self._write() as conn:
+            cur = conn.execute(
+                "UPDATE conversations SET system = ? WHERE id = ?", (system, conv_id)
+            )
+            self._found(cur, conv_id)
+
     def delete(self, conv_id: int, *, votes: bool = False) -> None:
         """Delete a conversation. Its votes stay (no longer tied to it) unless `votes`."""
         with self._write() as conn:

@@ -128,6 +128,23 @@ class ConversationRecord:
             await asyncio.wait_for(asyncio.wrap_future(self.history.submit(read)), timeout)
         return found[0] if found else None
 
+    def set_system(self, system: str | None) -> None:
+        """The system prompt from the next request on: kept for the conversation's first write,
+        or written to it when it is already stored (a reopened one carries it on)."""
+        self.system = system
+        if self.history.store is None:
+            return
+
+        def write(store: Store) -> None:
+            if self.conv_id is None:
+                return
+            try:
+                store.set_system(self.conv_id, system)
+            except ConversationNotFound:
+                return
+
+        self.history.submit(write)
+
     def start_turn(
         self, *, pane: int, provider: str, model: str, api: str, parent: int | None = AT_END
     ) -> TurnRecord:

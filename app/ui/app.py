@@ -32,7 +32,7 @@ from app.store.session import History, PaneHistory
 from app.ui import textual_layout
 from app.ui.clipboard import copy_text
 from app.ui.crash_report import crash_report
-from app.ui.flows import choosing, inspecting
+from app.ui.flows import choosing, inspecting, shaping
 from app.ui.flows.connect import ClientMaker, StartChoice, start_choice
 from app.ui.flows.conversations import Conversations
 from app.ui.flows.host import ChatHost
@@ -40,6 +40,7 @@ from app.ui.lag_probe import LagProbe
 from app.ui.render_clock import RenderClock
 from app.ui.screens.chat import ChatScreen
 from app.ui.screens.keys import KeysScreen, key_groups
+from app.ui.screens.system_prompt import SystemPromptRequested
 from app.ui.themes import DEFAULT_THEME, load_themes
 from app.ui.widgets.assistant_turn import AssistantTurn
 from app.ui.widgets.chat_pane import ChatPane, Connect
@@ -230,7 +231,12 @@ class TriptychApp(ChatHost):
 
     def _show_title(self) -> None:
         mark = " (last used)" if self._last_used else ""
-        self.sub_title = f"{self.pane.provider.name} · {self.pane.model}{mark}"
+        system = shaping.system_label(self.config, self.pane.conversation.system)
+        named = f" · system: {system}" if system else ""
+        self.sub_title = f"{self.pane.provider.name} · {self.pane.model}{mark}{named}"
+
+    def show_title(self) -> None:
+        self._show_title()
 
     def _theme_changed(self, theme: Theme) -> None:
         self.remember(theme=theme.name)
@@ -303,6 +309,9 @@ class TriptychApp(ChatHost):
         self, message: ChatScreen.SwitchModelRequested
     ) -> None:
         choosing.pick_model(self)
+
+    def on_system_prompt_requested(self, message: SystemPromptRequested) -> None:
+        shaping.pick_system_prompt(self)
 
     def on_chat_screen_compare_with_requested(
         self, message: ChatScreen.CompareWithRequested

@@ -23,6 +23,7 @@ CHAT = [
     "New chat",
     "Compare with…",
     "Toggle reasoning panes",
+    "System prompt…",
     "Parameters…",
     "Inspect the wire",
     "Record the session",

@@ -67,6 +67,7 @@ class Conversations:
         await self._switch_to_stored_provider(stored)
         pane = self.app.pane
         await pane.show_stored(stored, PaneHistory(self.history.resume(stored), pane.history.pane))
+        self.app.show_title()  # its system prompt is the stored one
 
     async def _switch_to_stored_provider(self, stored: StoredConversation) -> None:
         """Carry on with the provider and model that answered last, if still configured."""

@@ -31,6 +31,10 @@ class ChatHost(App[int]):
         """The chat carries on with `provider` and `model` (the header and state.toml too)."""
         raise NotImplementedError
 
+    def show_title(self) -> None:
+        """The header says again what the chat uses (provider, model, system prompt)."""
+        raise NotImplementedError
+
     def switch_to(self, provider: ProviderConfig, model: str) -> None:
         """`use_provider` in a worker: for a palette choice."""
         raise NotImplementedError

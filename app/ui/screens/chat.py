@@ -37,6 +37,7 @@ from app.ui.screens.branching import (
     ChatBranches,
 )
 from app.ui.screens.parameters import edit_parameters, params_summary
+from app.ui.screens.system_prompt import SystemPromptRequested
 from app.ui.widgets.chat_pane import ChatPane
 from app.ui.widgets.frame_list import FrameList
 from app.ui.widgets.inspector import Inspector
@@ -84,6 +85,7 @@ class ChatCommands(ScreenCommands):
                 "side by side, same conversation",
             ),
             Choice("Toggle reasoning panes", ask(ChatScreen.ToggleReasoningRequested), "ctrl+r"),
+            Choice("System prompt…", ask(SystemPromptRequested), "presets, none, or edit it"),
             Choice(
                 "Parameters…",
                 chat.later("parameters"),

@@ -1,0 +1,89 @@
+"""The chat's system prompt, chosen in the palette ("System prompt…"): a flow, because the
+presets are the config's and the choice shows in the app's header.
+
+The picker lists the `[prompts.NAME]` presets, "No system prompt" and "Edit for this
+conversation…"; a name typed that is no preset says so, with the configured ones. The choice
+is the conversation's from its next request on, and the history keeps it with the
+conversation (reopened, it carries on with it). The header names it: the preset whose text it
+is, `default` (the config's `system`), or `custom` (edited here).
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+from app.display.sanitize import clean_line
+from app.settings.config import Config, ConfigError
+from app.store.records import first_line
+from app.ui.flows.host import ChatHost
+from app.ui.palette import Choice, show_choices
+from app.ui.screens.system_prompt import SystemPromptEditor
+
+NONE = "No system prompt"
+EDIT = "Edit for this conversation…"
+
+
+def system_label(config: Config, system: str | None) -> str:
+    """What the header calls the system prompt: a preset's name, `default`, `custom`; "" when
+    there is none."""
+    if not system:
+        return ""
+    for name, preset in config.prompts.items():
+        if preset.system == system:
+            return name
+    return "default" if system == config.system else "custom"
+
+
+def pick_system_prompt(app: ChatHost) -> None:
+    pane = app.pane
+    current = system_label(app.config, pane.conversation.system)
+    choices = [
+        Choice(
+            name,
+            partial(use_system, app, preset.system),
+            ("now · " if name == current else "") + first_line(preset.system, 60),
+        )
+        for name, preset in app.config.prompts.items()
+    ]
+    choices.append(Choice(NONE, partial(use_system, app, None), "now" if not current else ""))
+    choices.append(Choice(EDIT, partial(edit_system_prompt, app), f"now: {current or 'none'}"))
+    show_choices(app, choices, "System prompt…", typed=partial(_unknown_preset, app))
+
+
+def _unknown_preset(app: ChatHost, text: str) -> Choice | None:
+    """A typed name that is no preset: choosing it says which ones there are."""
+    try:
+        app.config.preset(text)
+    except ConfigError as exc:
+        message = f"No system prompt changed: {exc}"
+        return Choice(text, partial(app.notify, message, severity="error", markup=False), "?")
+    return None
+
+
+def edit_system_prompt(app: ChatHost) -> None:
+    pane = app.pane
+    label = system_label(app.config, pane.conversation.system)
+
+    def done(text: str | None) -> None:
+        if text is not None:
+            use_system(app, text or None)
+
+    app.push_screen(SystemPromptEditor(pane.conversation.system, label), done)
+
+
+def use_system(app: ChatHost, system: str | None) -> None:
+    """The chat's conversation carries on with `system` (None: none), stored with it."""
+    pane = app.pane
+    pane.conversation.system = system
+    pane.history.record.set_system(system)
+    app.show_title()
+    label = system_label(app.config, system)
+    app.notify(
+        f"System prompt: {clean_line(label)}, from the next request on."
+        if label
+        else "No system prompt from the next request on.",
+        markup=False,
+    )
+
+
+__all__ = ["EDIT", "NONE", "edit_system_prompt", "pick_system_prompt", "system_label", "use_system"]
