@@ -74,9 +74,13 @@ class Tree:
     def subtree(self, message_id: int) -> list[int]:
         """The message and everything that follows it on any branch."""
         found: list[int] = []
+        seen: set[int] = set()  # a damaged file's parent pointers may loop
         todo = [message_id]
         while todo:
             node = todo.pop()
+            if node in seen:
+                continue
+            seen.add(node)
             found.append(node)
             todo.extend(self.children.get(node, ()))
         return found

@@ -36,6 +36,7 @@ from tests.ui.helpers import (
 
 PLAIN = replace(ANSWER, reasoning=(), tool=None)
 SAID = "".join(PLAIN.text)
+TALL = "one\n\n" + "\n\n".join(f"paragraph {n}" for n in range(40))  # taller than the screen
 
 
 def answered(text: str) -> fake.Reply:
@@ -148,13 +149,15 @@ async def test_regenerate_an_earlier_answer_sends_only_what_came_before_it(
     fake_provider: FakeProvider, tmp_path: Path
 ) -> None:
     db = tmp_path / "history.sqlite3"
-    fake_provider.push(answered("one"), answered("typo answer"), answered("one again"))
+    fake_provider.push(answered(TALL), answered("typo answer"), answered("one again"))
     app = make_app(fake_config(fake_provider), tmp_path, history_file=db)
     async with app.run_test(size=SIZE) as pilot:
         await two_exchanges(pilot)
         first_answer = app.pane.transcript.query(AssistantTurn).first()
-        await pilot.click(first_answer)  # a click selects it too
-        assert selected(app) == ["one"]
+        app.pane.transcript.scroll_home(animate=False)  # the tall answer's top, to click on
+        await pilot.pause()
+        await pilot.click(first_answer, offset=(4, 2))  # a click selects it too
+        assert selected(app) == [TALL]
         await pilot.press("r")
         await settle(pilot, fake_provider, 3)
         assert fake_provider.requests[-1].json["messages"] == [{"role": "user", "content": "first"}]
@@ -164,8 +167,11 @@ async def test_regenerate_an_earlier_answer_sends_only_what_came_before_it(
         await pilot.press("alt+up")
         await pilot.press("left_square_bracket")
         await wait_until(pilot, lambda: prompts(app) == ["first", "teh typo"], what="switch")
-        assert answers(app) == ["one", "typo answer"]
+        assert answers(app) == [TALL, "typo answer"]
         assert markers(app) == ["1/2"]
+        assert selected(app) == [TALL]
+        await pilot.pause()
+        assert "‹ 1/2 ›  [ ] switch branch" in screen_text(app)  # the tall answer's top in view
 
 
 async def test_an_edit_or_a_switch_while_an_answer_streams_is_refused_and_loses_nothing(

@@ -230,3 +230,15 @@ def test_a_file_from_before_branches_migrates_into_a_tree(tmp_path: Path) -> Non
     store.choose(7)
     assert [m.text for m in store.load(1).messages][-1] == "old second answer"
     assert sqlite3.connect(original).execute("PRAGMA user_version").fetchone()[0] == before
+
+
+def test_parent_pointers_that_loop_in_a_damaged_file_hang_nothing(tmp_path: Path) -> None:
+    store = Store.open(tmp_path / "h.sqlite3")
+    conv, (p1, a1, p2, a2) = two_exchanges(store)
+    store.close()
+    with sqlite3.connect(tmp_path / "h.sqlite3") as conn:
+        conn.execute("UPDATE messages SET parent_id = ? WHERE id = ?", (a2, p2))  # p2 <-> a2
+    store = Store.open(tmp_path / "h.sqlite3")
+    assert texts(store, conv) == ["first", "answer one"]  # the loop is out of reach
+    assert store.delete_messages_from(conv, p2) == 2  # and deleting it ends
+    assert texts(store, conv) == ["first", "answer one"]

@@ -121,11 +121,20 @@ class ChatBranches:
         marker = marker_of(self.pane.transcript, widget)
         if marker is not None:
             marker.show_hint(True)
-        self.pane.transcript.hold()  # the reader looks back: the view stays where it is
-        (marker or widget).scroll_visible(animate=False)
-        widget.scroll_visible(animate=False)
+        transcript = self.pane.transcript
+        transcript.hold()  # the reader looks back: the view stays where it is
+        if transcript.is_anchored:
+            transcript.release_anchor()  # else the view is held at the end
+        # After the next refresh: a branch just drawn is laid out by then.
+        transcript.call_after_refresh(self._bring_into_view, widget, marker)
         self.pane.transcript.focus()  # e, r, [ and ] are keys now, not typing
         self.pane.screen.refresh_bindings()
+
+    @staticmethod
+    def _bring_into_view(widget: Widget, marker: Widget | None) -> None:
+        widget.scroll_visible(animate=False)
+        if marker is not None:
+            marker.scroll_visible(animate=False)  # last: a tall answer's marker stays in view
 
     def leave(self) -> None:
         """Back to the prompt, whatever it held."""
