@@ -234,7 +234,7 @@ def test_a_file_from_before_branches_migrates_into_a_tree(tmp_path: Path) -> Non
 
 def test_parent_pointers_that_loop_in_a_damaged_file_hang_nothing(tmp_path: Path) -> None:
     store = Store.open(tmp_path / "h.sqlite3")
-    conv, (p1, a1, p2, a2) = two_exchanges(store)
+    conv, (_p1, _a1, p2, a2) = two_exchanges(store)
     store.close()
     with sqlite3.connect(tmp_path / "h.sqlite3") as conn:
         conn.execute("UPDATE messages SET parent_id = ? WHERE id = ?", (a2, p2))  # p2 <-> a2
