@@ -241,6 +241,12 @@ async def test_the_keys_need_a_selection_and_say_what_they_do(
         await pilot.press("alt+down")  # below the last message: back to the prompt
         assert app.focused is prompt
         assert selected(app) == []
+        await pilot.press("alt+up")
+        assert selected(app) == ["one"]
+        await pilot.click(prompt)  # typing again: the selection ends, and e is a letter
+        assert selected(app) == []
+        await pilot.press("e")
+        assert prompt.text == "e"
 
 
 async def test_ctrl_l_on_an_edited_branch_replaces_that_branch_only(

@@ -143,6 +143,13 @@ class ChatBranches:
         self.prompt.focus()
         self.pane.screen.refresh_bindings()
 
+    def prompt_focused(self) -> None:
+        """The prompt got the focus (a click, Tab): typing goes there, nothing is selected."""
+        if self.selected is not None:
+            self._unmark()
+            self.selected = None
+            self.pane.screen.refresh_bindings()
+
     def forget(self) -> None:
         """A new chat: nothing is selected or edited any more (the input keeps its text)."""
         self._unmark()

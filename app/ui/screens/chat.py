@@ -20,7 +20,7 @@ from typing import Any, ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
-from textual.events import Click
+from textual.events import Click, DescendantFocus
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Header
@@ -380,6 +380,10 @@ class ChatScreen(BranchKeys, Screen[None]):
         self.editing = None
         self.prompt.border_title = None
         self.refresh_bindings()
+
+    def on_descendant_focus(self, event: DescendantFocus) -> None:
+        if event.widget is self.prompt:
+            self.branches.prompt_focused()  # typing again: the selection ends
 
     def on_click(self, event: Click) -> None:
         if event.widget is not None:
