@@ -23,7 +23,7 @@ from app.store.records import turn_columns
 from app.store.saver import SaveSchedule
 from app.wire.attachment import Attachment
 from app.wire.exchange import CapturedExchange
-from app.wire.turn import Turn
+from app.wire.turn import Turn, TurnStatus
 
 
 class Writes(Protocol):
@@ -234,6 +234,7 @@ class TurnRecord:
         self._lock = threading.Lock()
         self._pending: _Save | None = None
         self._queued = False
+        self._final: _Save | None = None  # the final save, for `save_results` to repeat
 
     async def written(self) -> None:
         """Wait, without holding up the loop, until the turn's row and its prompt are stored
@@ -262,15 +263,22 @@ class TurnRecord:
         self.finished = True
         if self.history.store is None:
             return
-        self._save(
-            _Save(
-                turn_columns(turn),
-                final=True,
-                ttft_ms=None if timing is None else timing.ttft_ms,
-                duration_ms=None if timing is None else timing.duration_ms,
-                exchange=turn.exchange,
-            )
+        self._final = _Save(
+            turn_columns(turn),
+            final=True,
+            ttft_ms=None if timing is None else timing.ttft_ms,
+            duration_ms=None if timing is None else timing.duration_ms,
+            exchange=turn.exchange,
         )
+        self._save(self._final)
+
+    def save_results(self, turn: Turn) -> None:
+        """Its tool calls got their results after the final save (the user typed them, a
+        server ran): the columns are written again, with the same timings."""
+        final = self._final
+        if final is None or self.history.store is None:
+            return
+        self._save(_Save(turn_columns(turn), True, final.ttft_ms, final.duration_ms))
 
     def _save(self, save: _Save) -> None:
         with self._lock:
@@ -315,8 +323,9 @@ def continued_messages(stored: StoredConversation, pane: int) -> list[StoredMess
     """Every prompt, and the answers of `pane` that its conversation keeps.
 
     An unfinished answer that was retried (another answer from the same pane follows it before
-    the next prompt) stays on screen but is not sent: the retry asked the question afresh. An
-    answer with neither text nor tool calls is not sent either.
+    the next prompt) stays on screen but is not sent: the retry asked the question afresh. A
+    tool round (an answer whose every call got its result, followed by the model's next turn)
+    is kept. An answer with neither text nor tool calls is not sent either.
     """
     mine = [m for m in stored.messages if m.role == "user" or m.pane == pane]
     kept: list[StoredMessage] = []
@@ -325,11 +334,19 @@ def continued_messages(stored: StoredConversation, pane: int) -> list[StoredMess
             kept.append(m)
             continue
         following = mine[index + 1] if index + 1 < len(mine) else None
-        if following is not None and following.role == "assistant":
+        if following is not None and following.role == "assistant" and not _tool_round(m):
             continue
         if m.turn is not None and (m.turn.text_parts or m.turn.calls):
             kept.append(m)
     return kept
+
+
+def _tool_round(message: StoredMessage) -> bool:
+    turn = message.turn
+    if turn is None or turn.status is not TurnStatus.COMPLETE:
+        return False
+    calls = [c for c in turn.tool_calls if c.name]
+    return bool(calls) and all(c.result is not None for c in calls)
 
 
 __all__ = [

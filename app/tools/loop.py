@@ -15,19 +15,19 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any, Protocol
 
-from app.providers.client import ProviderClient, Timing
 from app.providers.params import RequestParams
+from app.providers.timing import Timing
 from app.tools.approval import ApprovalPolicy, Choice
-from app.tools.mcp_client import McpServers
 from app.tools.registry import Tool, ToolRegistry
 from app.tools.schema_check import schema_problems
 from app.wire.conversation import Conversation
 from app.wire.events import Event
-from app.wire.tools import ResultOrigin, ToolResult
+from app.wire.tools import ResultOrigin, ToolResult, ToolSpec
 from app.wire.turn import ToolCall, Turn, TurnStatus
 
 Manual = Callable[[Tool, ToolCall], Awaitable[ToolResult | None]]
@@ -80,6 +80,29 @@ async def _send_problem(call: ToolCall, tool: Tool | None, problem: str) -> bool
     return True
 
 
+class LoopClient(Protocol):
+    """What streams each request: `ProviderClient` (or a test's scripted stand-in)."""
+
+    async def stream(
+        self,
+        conversation: Conversation,
+        turn: Turn,
+        timing: Timing | None = None,
+        on_event: Callable[[Event], None] | None = None,
+        *,
+        model: str | None = None,
+        params: RequestParams | None = None,
+        tools: Sequence[ToolSpec] = (),
+        on_response: Callable[[int, Mapping[str, str]], None] | None = None,
+    ) -> Turn: ...
+
+
+class ToolServers(Protocol):
+    """What runs a server's tool: `McpServers`, or a UI's wrapper that shows the call running."""
+
+    async def call(self, tool: Tool, arguments: dict[str, Any]) -> ToolResult: ...
+
+
 @dataclass(slots=True)
 class LoopHooks:
     """What a caller sees as the loop goes: each event, each new turn, each result."""
@@ -91,28 +114,39 @@ class LoopHooks:
 
 @dataclass(slots=True)
 class ToolLoop:
-    client: ProviderClient
+    client: LoopClient
     registry: ToolRegistry
-    servers: McpServers | None = None
+    servers: ToolServers | None = None
     approvals: ApprovalPolicy = field(default_factory=ApprovalPolicy)
     manual: Manual = _no_manual
     on_problem: OnProblem = _send_problem
     limit: int = 10
     hooks: LoopHooks = field(default_factory=LoopHooks)
     params: RequestParams | None = None  # sent with every request of the loop
+    model: str | None = None  # the provider's configured model unless set (a UI's choice)
+    clock: Callable[[], float] = time.monotonic  # a later round's start (a UI's own clock)
 
-    async def run(self, conversation: Conversation) -> LoopOutcome:
-        """Answer the conversation's last prompt; the turns are added to `conversation`."""
+    async def run(self, conversation: Conversation, first: Round | None = None) -> LoopOutcome:
+        """Answer the conversation's last prompt; the turns are added to `conversation`.
+        `first`: the turn (and timing) the first request streams into, one a UI already
+        shows; later rounds' turns are new (`on_turn` tells of each)."""
         rounds: list[Round] = []
         specs = self.registry.specs()
         while True:
-            turn, timing = Turn(), Timing(time.monotonic())
+            turn, timing = (first.turn, first.timing) if first else (Turn(), Timing(self.clock()))
+            first = None
             rounds.append(Round(turn, timing))
             conversation.add_assistant(turn)
             if self.hooks.on_turn is not None:
                 self.hooks.on_turn(turn, timing)
             await self.client.stream(
-                conversation, turn, timing, self.hooks.on_event, params=self.params, tools=specs
+                conversation,
+                turn,
+                timing,
+                self.hooks.on_event,
+                model=self.model,
+                params=self.params,
+                tools=specs,
             )
             calls = [c for c in turn.tool_calls if c.name]
             if turn.status is not TurnStatus.COMPLETE:
@@ -192,10 +226,12 @@ def call_problem(registry: ToolRegistry, tool: Tool | None, call: ToolCall) -> s
 
 __all__ = [
     "CANCELLED",
+    "LoopClient",
     "LoopEnd",
     "LoopHooks",
     "LoopOutcome",
     "Round",
     "ToolLoop",
+    "ToolServers",
     "call_problem",
 ]

@@ -36,6 +36,7 @@ from app.ui.flows import choosing, inspecting, shaping
 from app.ui.flows.connect import ClientMaker, StartChoice, start_choice
 from app.ui.flows.conversations import Conversations
 from app.ui.flows.host import ChatHost
+from app.ui.flows.tooling import ToolSession
 from app.ui.lag_probe import LagProbe
 from app.ui.render_clock import RenderClock
 from app.ui.screens.chat import ChatScreen
@@ -113,6 +114,7 @@ class TriptychApp(ChatHost):
         self.session_recording: inspecting.SessionRecording | None = None
         self.blind = blind
         self.start = start_choice(config, provider, model, self.state)
+        self.tools = ToolSession(config)
         self._last_used = self.start.last_used  # shown in the header until the user switches
         self.pane = ChatPane(
             provider=self.start.provider,
@@ -123,6 +125,7 @@ class TriptychApp(ChatHost):
             keep_reasoning_open=config.ui.reasoning_open,
             reading_width=config.ui.reading_width,
             history=PaneHistory(self.history.record(system=config.system)),
+            tools=self.tools,
             id="pane",
         )
         self.reasoning_open = config.ui.reasoning_open
@@ -186,6 +189,7 @@ class TriptychApp(ChatHost):
         for problem in [*self.config.warnings, *self.theme_problems]:
             self.notify(problem, severity="warning", timeout=8, markup=False)
         self.conversations.announce()
+        self.tools.start(self)
         if self.compare:  # over the chat, which "continue alone" goes back to
             from app.ui.flows import comparing
 
@@ -403,6 +407,7 @@ class TriptychApp(ChatHost):
 
         await comparing.close_comparisons(self)
         await self.pane.aclose()
+        await self.tools.aclose()
         await self._maker.aclose()
         self.exit(0)
 

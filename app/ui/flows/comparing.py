@@ -35,7 +35,9 @@ def compare_screen(
     blind: bool = False,
 ) -> CompareScreen:
     """A compare screen built with the app's clock, clients, settings and history."""
-    maker = PaneMaker(app.connect, app.render_clock, app.config.system, app.reasoning_open)
+    maker = PaneMaker(
+        app.connect, app.render_clock, app.config.system, app.reasoning_open, app.tools
+    )
     if record is None:
         record = app.history.record(kind="compare", system=app.config.system)
     providers = app.config.providers  # "Add pane…" offers these

@@ -9,6 +9,8 @@ screen, how clients and compare panes are made, and switching the chat's provide
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.app import App
 
 from app.settings.config import Config, ProviderConfig
@@ -16,6 +18,9 @@ from app.store.session import History
 from app.ui.render_clock import RenderClock
 from app.ui.screens.chat import ChatScreen
 from app.ui.widgets.chat_pane import ChatPane, Connect
+
+if TYPE_CHECKING:
+    from app.ui.flows.tooling import ToolSession
 
 
 class ChatHost(App[int]):
@@ -26,6 +31,7 @@ class ChatHost(App[int]):
     connect: Connect  # makes a client for a provider (the demo's server started if needed)
     render_clock: RenderClock
     reasoning_open: bool  # new turns' reasoning panes start open
+    tools: ToolSession  # the session's tools: which are on, the MCP servers, the approvals
 
     async def use_provider(self, provider: ProviderConfig, model: str) -> None:
         """The chat carries on with `provider` and `model` (the header and state.toml too)."""

@@ -267,7 +267,7 @@ class ChatScreen(BranchKeys, Screen[None]):
             return branch
         if action == "stop_stream":
             turn = self.pane.turn
-            return turn is not None and not turn.done
+            return (turn is not None and not turn.done) or self.pane.running_tools
         if action == "cancel_edit":
             return self.editing is not None
         if action == "retry":

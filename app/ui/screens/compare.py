@@ -310,7 +310,9 @@ class CompareScreen(CompareWire):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "stop_all":
-            return any(p.turn is not None and not p.turn.done for p in self.panes)
+            return any(
+                (p.turn is not None and not p.turn.done) or p.running_tools for p in self.panes
+            )
         if action == "continue_alone":  # out of the footer while blind: it names the pane
             return not self.hidden
         return True

@@ -7,6 +7,8 @@ a tick does not depend on how long the answer already is.
 
 from __future__ import annotations
 
+import asyncio
+
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
@@ -94,6 +96,7 @@ class AssistantTurn(Vertical):
         self._answer_started = False
         self.drawn = False  # True once the settled turn is completely on screen
         self.reason_withheld = False  # blind: why it failed may name who answered
+        self.drawn_event = asyncio.Event()  # set then (the tool loop waits for its cards)
 
     def compose(self) -> ComposeResult:
         if self.label:
@@ -136,6 +139,7 @@ class AssistantTurn(Vertical):
         if final:
             self._show_outcome()
             self.drawn = True
+            self.drawn_event.set()
         return final
 
     async def _flush_reasoning(self, now: float, final: bool) -> None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol, cast
 
 from textual import work
 from textual.app import ComposeResult
@@ -46,6 +46,9 @@ from app.ui.widgets.transcript import Transcript
 from app.ui.widgets.user_message import UserMessage
 from app.wire.conversation import Conversation
 from app.wire.turn import Turn, TurnStatus
+
+if TYPE_CHECKING:  # the tool loop is loaded when tools are first used
+    from app.ui.widgets.tool_rounds import PaneRounds, ToolsSource
 
 STATUS_PERIOD = 0.1  # the status bar redraws at most 10 times a second
 RETRYABLE = frozenset({TurnStatus.STOPPED, TurnStatus.INTERRUPTED, TurnStatus.FAILED})
@@ -99,9 +102,13 @@ class ChatPane(Vertical):
         keep_reasoning_open: bool = False,
         reading_width: int = 0,
         history: PaneHistory | None = None,
+        tools: ToolsSource | None = None,
         id: str | None = None,
     ) -> None:
+        """`tools`: the app's tools; when some are on, a prompt runs the tool loop."""
         super().__init__(id=id)
+        self.tools = tools
+        self.rounds: PaneRounds | None = None  # while the tool loop runs
         self.history = history if history is not None else PaneHistory.off()
         self._record: TurnRecord | None = None
         self._reopened = False
@@ -137,8 +144,8 @@ class ChatPane(Vertical):
 
     @property
     def streaming(self) -> bool:
-        """A turn is on its way or not yet fully drawn."""
-        return self.current is not None and not self.current.drawn
+        """A turn is on its way or not yet fully drawn, or the tool loop is still going."""
+        return self.rounds is not None or (self.current is not None and not self.current.drawn)
 
     @property
     def turn(self) -> Turn | None:
@@ -215,18 +222,75 @@ class ChatPane(Vertical):
     ) -> None:
         try:
             await record.written()  # the prompt is in the history before the request is sent
-            await client.stream(
-                self.conversation, turn, timing, model=self.model, params=self.params
-            )
+            kit = None if self.tools is None else await self.tools.kit()
+            if kit is not None:  # every client the app makes takes tools (ProviderClient)
+                from app.tools.loop import LoopClient, Round
+                from app.ui.widgets.tool_rounds import PaneRounds
+
+                self.rounds = PaneRounds(self, kit)
+                await self.rounds.run(cast(LoopClient, client), Round(turn, timing), record)
+            else:
+                await client.stream(
+                    self.conversation, turn, timing, model=self.model, params=self.params
+                )
         finally:
+            if self.rounds is not None:  # the current round's, which streamed last
+                turn, record = self.turn or turn, self._record or record
+                timing = self._timing or timing
             if not turn.done:
                 turn.end()
             record.finish(turn, timing)  # saved as the stream ends, however far drawing is
+            self._end_rounds()
             self._clock.tick_now()  # the last frame now, not on the next tick
 
+    def _end_rounds(self) -> None:
+        rounds, self.rounds = self.rounds, None
+        if rounds is None:
+            return
+        rounds.close()
+        messages = self.conversation.messages
+        last = messages[-1].turn if messages else None
+        if last is not None and not (last.text_parts or last.calls):
+            messages.pop()  # an empty answer is not sent back (as without tools)
+        if self.is_attached:
+            self.screen.refresh_bindings()
+
+    def clock_now(self) -> float:
+        return self._clock.now()
+
+    def start_round(
+        self, turn: Turn, timing: Timing, number: int
+    ) -> tuple[AssistantTurn, TurnRecord]:
+        """The tool loop's next request (round `number`): a new answer on screen, and in the
+        history."""
+        label = answer_label(self.provider.name, self.model) + f" · round {number}"
+        view = AssistantTurn(
+            turn,
+            TurnWatch(started=self._clock.now()),
+            keep_reasoning_open=self.keep_reasoning_open,
+            label=label if self.LABEL_ANSWERS else "",
+        )
+        self.current, self._timing = view, timing
+        self._record = self.history.start_turn(self.provider.name, self.model, self.provider.api)
+        self._status_at = float("-inf")
+        self.transcript.mount(view)
+        self.transcript.follow()
+        self._clock.add(self)
+        return view, self._record
+
+    @property
+    def running_tools(self) -> bool:
+        """The tool loop waits for a tool (the user's answer, or a server): Esc stops it."""
+        turn = self.turn
+        return self.rounds is not None and turn is not None and turn.done
+
     def stop(self) -> bool:
-        """Stop the running stream (once: a second cancel can leak a pooled connection)."""
+        """Stop the running stream (once: a second cancel can leak a pooled connection), or
+        the tool loop while it waits for a tool (the call's result then says so)."""
         worker, turn = self._worker, self.turn
+        if worker is not None and self.running_tools and not worker.is_finished:
+            worker.cancel()
+            return True
         if worker is None or turn is None or turn.done:
             return False
         if not worker.is_finished and not worker.is_cancelled:
@@ -270,7 +334,9 @@ class ChatPane(Vertical):
             self.update_status(now)
         if final:
             turn = view.turn
-            if turn.text_parts or turn.calls:
+            messages = self.conversation.messages
+            added = any(m.turn is turn for m in reversed(messages))  # by the tool loop
+            if (turn.text_parts or turn.calls) and not added:
                 self.conversation.add_assistant(turn)
             self.call_after_refresh(self.transcript.settle_anchor)
             self.transcript.virtualize_later()

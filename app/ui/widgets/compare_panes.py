@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from textual.containers import Container
 
@@ -11,6 +12,9 @@ from app.store.session import PaneHistory
 from app.ui.render_clock import RenderClock
 from app.ui.widgets.chat_pane import Connect
 from app.ui.widgets.compare_pane import ComparePane
+
+if TYPE_CHECKING:
+    from app.ui.widgets.tool_rounds import ToolsSource
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,6 +25,7 @@ class PaneMaker:
     clock: RenderClock
     system: str | None = None
     keep_reasoning_open: bool = False
+    tools: ToolsSource | None = None  # each pane runs its own tool calls, asks its own approvals
 
     def make(
         self,
@@ -40,6 +45,7 @@ class PaneMaker:
             system=self.system,
             keep_reasoning_open=self.keep_reasoning_open,
             history=history,
+            tools=self.tools,
         )
 
 

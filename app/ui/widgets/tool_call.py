@@ -1,19 +1,78 @@
 """One card per tool call, built live: the name at once, the raw arguments as they grow, then
-pretty-printed JSON when the call closes, or a visible flag when the final text is not JSON."""
+pretty-printed JSON when the call closes, or a visible flag when the final text is not JSON.
+
+Once the turn is over the card gets the call's outcome (`ToolOutcome`, below the arguments):
+an approval row or an editor while the tool loop waits for the user, a spinner with the time
+while a server runs it, then the result, shown as literal text (collapsed when long)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import time
+from typing import TYPE_CHECKING, TypeVar
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
+from textual.timer import Timer
+from textual.widget import Widget
 from textual.widgets import Static
 
 from app.display.sanitize import clean, clean_line
+from app.wire.tools import ResultOrigin, ToolResult
 from app.wire.turn import ToolCall
 
+if TYPE_CHECKING:  # the outcome's rows and editor are loaded when a tool is first answered
+    from app.tools.approval import Choice
+    from app.ui.widgets.tool_result_editor import EditorText
+
 INVALID_FLAG = "⚠ invalid JSON arguments (shown as sent)"
+PREVIEW_LINES = 8  # a longer result shows its start only, with its size
+PREVIEW_CHARS = 1200
+SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+_T = TypeVar("_T")
+
+
+def json_note(text: str) -> str:
+    """Whether a result is JSON (it may be either; the model is told nothing)."""
+    try:
+        json.loads(text)
+    except ValueError:
+        return "text"
+    return "JSON"
+
+
+def size_text(count: int) -> str:
+    if count >= 1024 * 1024:
+        return f"{count / (1024 * 1024):.1f} MiB"
+    if count >= 1024:
+        return f"{count / 1024:.1f} KiB"
+    return f"{count} B"
+
+
+def result_head(result: ToolResult) -> tuple[str, bool]:
+    """`↳ result · mcp · JSON · 29 B` (or `✖ error result`), and whether the body is cut."""
+    size = result.size or len(result.content.encode("utf-8", "replace"))
+    lines = result.content.count("\n") + 1
+    long = lines > PREVIEW_LINES or len(result.content) > PREVIEW_CHARS
+    kind = "✖ error result" if result.is_error else "↳ result"
+    parts = [kind, result.origin.value]
+    if result.origin is not ResultOrigin.TRIPTYCH:
+        parts.append(json_note(result.content))
+    parts.append(size_text(size))
+    if long:
+        parts.append(f"{lines} lines, the start shown")
+    if result.arguments is not None:
+        parts.append("run with edited arguments")
+    return "  ·  ".join(parts), long
+
+
+def result_preview(content: str) -> str:
+    """The start of a long result: PREVIEW_LINES lines, at most PREVIEW_CHARS characters."""
+    lines = content[: PREVIEW_CHARS * 2].split("\n")[:PREVIEW_LINES]
+    shown = "\n".join(lines)[:PREVIEW_CHARS]
+    return shown + ("…" if len(shown) < len(content) else "")
 
 
 def pretty_arguments(call: ToolCall) -> str:
@@ -32,6 +91,8 @@ class ToolCallCard(Vertical):
         .tool-call--invalid { color: $text-error; text-style: bold; display: none; }
         &.-invalid { border: round $error; }
         &.-invalid .tool-call--invalid { display: block; }
+        &.-answered { border: round $success; }
+        &.-failed { border: round $error; }
     }
     """
 
@@ -43,11 +104,18 @@ class ToolCallCard(Vertical):
         self._flag = Static(INVALID_FLAG, markup=False, classes="tool-call--invalid")
         self._seen: tuple[int, bool, str, str] = (-1, False, "", "")
         self.shown = ""  # the argument text on screen, for tests and copying
+        self.outcome = ToolOutcome()
 
     def compose(self) -> ComposeResult:
         yield self._head
         yield self._args
         yield self._flag
+        yield self.outcome
+
+    def show_result(self, result: ToolResult) -> None:
+        self.set_class(not result.is_error, "-answered")
+        self.set_class(result.is_error, "-failed")
+        self.outcome.show_result(result)
 
     def refresh_from_call(self) -> None:
         """Redraw only when the call changed since the last tick."""
@@ -70,4 +138,123 @@ class ToolCallCard(Vertical):
         self._args.update(Content(self.shown))
 
 
-__all__ = ["INVALID_FLAG", "ToolCallCard", "pretty_arguments"]
+class ToolOutcome(Vertical):
+    """What became of the call: asked, running, answered. Literal text only."""
+
+    DEFAULT_CSS = """
+    ToolOutcome {
+        height: auto;
+        .tool-outcome--problem { color: $text-warning; text-style: bold; }
+        .tool-outcome--running { color: $text-accent; }
+        .tool-outcome--head { color: $text-success; text-style: bold; }
+        .tool-outcome--head.-error { color: $text-error; }
+        .tool-outcome--body { color: $foreground; }
+    }
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._problem = Static("", markup=False, classes="tool-outcome--problem")
+        self._spinner = Static("", markup=False, classes="tool-outcome--running")
+        self._head = Static("", markup=False, classes="tool-outcome--head")
+        self._body = Static("", markup=False, classes="tool-outcome--body")
+        for part in (self._problem, self._spinner, self._head, self._body):
+            part.display = False
+        self._timer: Timer | None = None
+        self._started = 0.0
+        self._what = ""
+        self.result_text = ""  # the result as shown, for tests
+        self.answered = False
+
+    def compose(self) -> ComposeResult:
+        yield self._problem
+        yield self._spinner
+        yield self._head
+        yield self._body
+
+    async def ask(self, widget: Widget, answer: asyncio.Future[_T]) -> _T:
+        """Mount `widget` here, focused, until `answer` is set; then it goes and the focus
+        goes back to where it was."""
+        before = self.screen.focused
+        await self.mount(widget)
+        widget.focus()
+        widget.scroll_visible()
+        try:
+            return await answer
+        finally:
+            back = before is not None and before.is_attached and self.screen.focused is widget
+            # Hidden first, removed after the next refresh: a widget pruned while the
+            # compositor still holds it would be drawn without its styles (a TextArea raises).
+            widget.display = False
+            self.call_after_refresh(widget.remove)
+            if back and before is not None:
+                before.focus()
+
+    async def approval(self) -> Choice:
+        from app.ui.widgets.tool_approval import ApprovalRow
+
+        row = ApprovalRow()
+        return await self.ask(row, row.answer)
+
+    async def edited_arguments(self, arguments: str) -> str:
+        from app.ui.widgets.tool_result_editor import ToolTextEditor
+
+        editor = ToolTextEditor(arguments, result=False)
+        return (await self.ask(editor, editor.answer)).text
+
+    async def manual_result(self) -> EditorText:
+        from app.ui.widgets.tool_result_editor import ToolTextEditor
+
+        editor = ToolTextEditor()
+        return await self.ask(editor, editor.answer)
+
+    async def problem(self, problem: str) -> bool:
+        """Say what is wrong with the call; True when the user sends it back as the result."""
+        from app.ui.widgets.tool_approval import ProblemRow
+
+        self.note("⚠ " + problem)
+        row = ProblemRow()
+        return await self.ask(row, row.answer)
+
+    def note(self, text: str) -> None:
+        self._problem.update(Content(clean(text)))
+        self._problem.display = True
+
+    def running(self, what: str) -> None:
+        self._started = time.monotonic()
+        self._what = what
+        self._spinner.display = True
+        self._spin()
+        self._timer = self.set_interval(0.1, self._spin)
+
+    def _spin(self) -> None:
+        elapsed = time.monotonic() - self._started
+        frame = SPINNER[int(elapsed * 10) % len(SPINNER)]
+        self._spinner.update(Content(f"{frame} {self._what} {elapsed:.1f} s · Esc cancels"))
+
+    def stopped_running(self) -> None:
+        if self._timer is not None:
+            self._timer.stop()
+            self._timer = None
+        self._spinner.display = False
+
+    def show_result(self, result: ToolResult) -> None:
+        self.answered = True
+        self.stopped_running()
+        head, long = result_head(result)
+        self._head.update(Content(head))
+        self._head.set_class(result.is_error, "-error")
+        self._head.display = True
+        self.result_text = clean(result_preview(result.content) if long else result.content)
+        self._body.update(Content(self.result_text))
+        self._body.display = bool(self.result_text)
+
+
+__all__ = [
+    "INVALID_FLAG",
+    "ToolCallCard",
+    "ToolOutcome",
+    "pretty_arguments",
+    "result_head",
+    "size_text",
+]

@@ -1,0 +1,141 @@
+"""The app's tools for a session: `[tools]` from the config and the MCP servers' tools, which
+are on, and the approvals remembered until the app quits. Nothing of app/tools is loaded
+unless some tool is configured (the first screen does not need it).
+
+The MCP servers are started once, at start, in one long-lived worker (the SDK's connections
+must be opened and closed in one task); a server that fails to start is reported and skipped.
+A prompt sent before they are up waits for them (`kit`). Every pane gets its kit from here, so
+an "always" answer in one pane holds in every pane; each pane asks its own approvals.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from textual.worker import Worker
+
+from app.settings.config import Config
+from app.ui.flows.host import ChatHost
+
+if TYPE_CHECKING:
+    from app.tools.approval import ApprovalPolicy
+    from app.tools.mcp_client import McpServers
+    from app.tools.registry import Tool, ToolRegistry
+    from app.ui.widgets.tool_rounds import ToolKit
+
+CLOSE_WAIT = 5.0  # seconds quitting waits for the servers to close
+
+
+class ToolSession:
+    def __init__(self, config: Config) -> None:
+        self.config = config
+        self.registry: ToolRegistry | None = None  # listed by `start`
+        self.servers: McpServers | None = None
+        self.approvals: ApprovalPolicy | None = None  # its sets are shared by every pane's
+        self.off: set[str] = set()  # tools the user turned off (Triptych's names)
+        self._ready = asyncio.Event()
+        self._closing = asyncio.Event()
+        self._worker: Worker[None] | None = None
+
+    @property
+    def configured(self) -> bool:
+        return bool(self.config.tools or self.config.mcp)
+
+    def start(self, app: ChatHost) -> None:
+        """List the tools: at once for `[tools]`, in a worker for the MCP servers."""
+        if not self.configured:
+            self._ready.set()
+            return
+        from app.tools.approval import ApprovalPolicy
+        from app.tools.mcp_client import missing_sdk_message, sdk_installed
+        from app.tools.registry import build_registry
+
+        self.approvals = ApprovalPolicy()
+        self.registry = build_registry(self.config.tools.values(), ())
+        if not self.config.mcp:
+            self._ready.set()
+            return
+        if not sdk_installed():
+            self._ready.set()
+            app.notify(
+                missing_sdk_message(list(self.config.mcp.values())) + "; its tools are skipped",
+                severity="warning",
+                timeout=10,
+                markup=False,
+            )
+            return
+        self._worker = app.run_worker(self._host(app), group="mcp", exit_on_error=False)
+
+    async def _host(self, app: ChatHost) -> None:
+        from app.tools.mcp_client import McpServers
+        from app.tools.registry import build_registry
+
+        try:
+            servers = await McpServers.start(
+                list(self.config.mcp.values()), self.config.tool_timeout
+            )
+        except Exception as exc:  # never expected (each server's failure is a problem)
+            app.notify(f"The MCP servers did not start: {exc}", severity="error", markup=False)
+            return
+        finally:
+            self._ready.set()  # a prompt waiting for the servers goes on, with what there is
+        self.servers = servers
+        self.registry = build_registry(self.config.tools.values(), servers.listed)
+        for problem in servers.problems:
+            app.notify(f"{problem}; its tools are skipped", severity="warning", markup=False)
+        try:
+            await self._closing.wait()
+        finally:
+            await servers.aclose()
+
+    async def ready(self) -> None:
+        await self._ready.wait()
+
+    @property
+    def listed(self) -> tuple[Tool, ...]:
+        """Every tool offered (on or off); none before `start`."""
+        return () if self.registry is None else self.registry.tools
+
+    def chosen(self) -> ToolRegistry:
+        """The tools that are on."""
+        from app.tools.registry import ToolRegistry
+
+        return ToolRegistry(tuple(t for t in self.listed if t.name not in self.off))
+
+    def choose(self, names: Sequence[str]) -> None:
+        """Only these are on from now on."""
+        self.off = {t.name for t in self.listed if t.name not in set(names)}
+
+    def toggle(self, tool: Tool) -> bool:
+        """Turn one tool on or off; True when it is on now."""
+        if tool.name in self.off:
+            self.off.discard(tool.name)
+            return True
+        self.off.add(tool.name)
+        return False
+
+    async def kit(self) -> ToolKit | None:
+        """What the next prompt offers, once the servers are up; None when no tool is on."""
+        if not self.configured:
+            return None
+        await self._ready.wait()
+        registry = self.chosen()
+        if not registry or self.approvals is None:
+            return None
+        from app.ui.widgets.tool_rounds import ToolKit
+
+        return ToolKit(registry, self.servers, self.approvals, self.config.tool_rounds)
+
+    async def aclose(self) -> None:
+        """Close the servers (in the worker that opened them)."""
+        self._closing.set()
+        worker = self._worker
+        if worker is not None and not worker.is_finished:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(worker.wait(), CLOSE_WAIT)
+
+
+__all__ = ["ToolSession"]

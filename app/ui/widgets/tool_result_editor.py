@@ -1,0 +1,86 @@
+"""The inline editor on a tool card: a result typed by hand for a `[tools]` call (JSON or plain
+text; ctrl+e marks it as an error result), or a call's arguments edited before it runs.
+
+Keys as in the prompt: Enter sends, ctrl+j inserts a newline. The editor only collects the text
+(`answer`); what it means is the card's and the tool loop's business.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import ClassVar
+
+from textual import events
+from textual.binding import Binding, BindingType
+from textual.widgets import TextArea
+
+from app.ui.widgets.prompt import NEWLINE_KEYS
+
+
+@dataclass(frozen=True, slots=True)
+class EditorText:
+    text: str
+    is_error: bool = False
+
+
+class ToolTextEditor(TextArea):
+    DEFAULT_CSS = """
+    ToolTextEditor {
+        height: auto;
+        min-height: 3;
+        max-height: 12;
+        border: tall $accent 50%;
+        &:focus { border: tall $accent; }
+        &.-error { border: tall $error; }
+    }
+    """
+    KEY_GROUP: ClassVar[str] = "Tool editor"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "submit", "send"),
+        Binding("ctrl+j", "newline", "newline", key_display="ctrl+j"),
+        Binding("ctrl+e", "toggle_error", "error result", priority=True),
+    ]
+
+    def __init__(self, text: str = "", *, result: bool = True) -> None:
+        """`result`: a tool result (ctrl+e applies); else a call's arguments."""
+        super().__init__(text, soft_wrap=True, tab_behavior="focus", show_line_numbers=False)
+        self.result = result
+        self.is_error = False
+        self.answer: asyncio.Future[EditorText] = asyncio.get_running_loop().create_future()
+        self._title()
+
+    def _title(self) -> None:
+        if self.result:
+            kind = "an error result" if self.is_error else "the result"
+            other = "result" if self.is_error else "error"
+            self.border_title = (
+                f"type {kind} (JSON or text) · Enter sends · ctrl+j newline · ctrl+e: {other}"
+            )
+        else:
+            self.border_title = "the arguments to run with (a JSON object) · Enter runs"
+
+    async def _on_key(self, event: events.Key) -> None:
+        if event.key == "enter":
+            event.prevent_default()  # left to the binding
+        elif event.key in NEWLINE_KEYS:
+            event.stop()
+            event.prevent_default()
+            self.insert("\n")
+
+    def action_newline(self) -> None:
+        self.insert("\n")
+
+    def action_toggle_error(self) -> None:
+        if not self.result:
+            return
+        self.is_error = not self.is_error
+        self.set_class(self.is_error, "-error")
+        self._title()
+
+    def action_submit(self) -> None:
+        if not self.answer.done():
+            self.answer.set_result(EditorText(self.text, self.is_error))
+
+
+__all__ = ["EditorText", "ToolTextEditor"]

@@ -1,0 +1,208 @@
+"""Tool calls in the chat: a `[tools]` call answered in the card's editor, an MCP call run after
+its approval row, the follow-up request each format sends (exact JSON the fake provider got),
+and the round limit."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from app.store.session import continued_conversation
+from app.ui.widgets.tool_approval import PROBLEM_TEXT
+from app.wire.engine import Api
+from app.wire.tools import ResultOrigin, ToolResult
+from tests.fakes import provider as fake
+from tests.fakes.provider import FakeProvider
+from tests.integration.test_tool_loop import expected_follow_up
+from tests.ui.helpers import SIZE, make_app, screen_text, send, wait_until
+from tests.ui.tool_helpers import (
+    FINAL,
+    PROMPT,
+    ProblemRow,
+    ToolTextEditor,
+    calling,
+    cards,
+    tools_config,
+    wait_for,
+    wait_idle,
+)
+
+RESULT = '{"temp": 21}'
+
+
+@pytest.mark.parametrize("api", list(Api))
+async def test_a_result_typed_in_the_card_goes_back_in_the_formats_own_shape(
+    tmp_path: Path, fake_provider: FakeProvider, api: Api
+) -> None:
+    fake_provider.push(fake.stream(api, calling("get_weather")), fake.stream(api, FINAL))
+    app = make_app(tools_config(fake_provider, api), tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, PROMPT)
+        editor = await wait_for(pilot, ToolTextEditor, "the result editor")
+        assert app.focused is editor
+        editor.insert(RESULT)
+        await pilot.press("enter")
+        await wait_idle(pilot)
+        (card,) = cards(app)
+        assert card.outcome.answered
+        assert card.outcome.result_text == RESULT
+        assert len(fake_provider.requests) == 2
+        assert fake_provider.requests[1].json == expected_follow_up(api, RESULT)
+        assert "It is 21 °C." in screen_text(app)
+        assert app.focused is app.screen.query_one("#prompt")
+
+
+async def test_ctrl_e_marks_the_typed_result_as_an_error(
+    tmp_path: Path, fake_provider: FakeProvider
+) -> None:
+    api = Api.MESSAGES
+    fake_provider.push(fake.stream(api, calling("get_weather")), fake.stream(api, FINAL))
+    app = make_app(tools_config(fake_provider, api), tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, PROMPT)
+        editor = await wait_for(pilot, ToolTextEditor, "the result editor")
+        editor.insert("no such city")
+        await pilot.press("ctrl+e")
+        assert "error result" in str(editor.border_title)
+        await pilot.press("enter")
+        await wait_idle(pilot)
+        assert fake_provider.requests[1].json == expected_follow_up(
+            api, "no such city", is_error=True
+        )
+        (card,) = cards(app)
+        assert card.has_class("-failed")
+        assert "✖ error result" in screen_text(app)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "says"),
+    [
+        (
+            '{"town": "Paris"}',
+            "the arguments do not match the tool's schema: $: missing required property 'city'",
+        ),
+        ('{"city": ', 'the arguments are not valid JSON: {"city": '),
+    ],
+)
+async def test_bad_arguments_are_said_on_the_card_and_sent_back_when_chosen(
+    tmp_path: Path, fake_provider: FakeProvider, arguments: str, says: str
+) -> None:
+    fake_provider.push(
+        fake.stream(Api.CHAT, calling("get_weather", arguments)), fake.stream(Api.CHAT, FINAL)
+    )
+    app = make_app(tools_config(fake_provider), tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, PROMPT)
+        row = await wait_for(pilot, ProblemRow, "the problem row")
+        assert app.focused is row
+        assert f"⚠ {says}" in screen_text(app)
+        assert PROBLEM_TEXT in screen_text(app)
+        await pilot.press("b")
+        await wait_idle(pilot)
+        (message,) = [m for m in fake_provider.requests[1].json["messages"] if m["role"] == "tool"]
+        assert message == {"role": "tool", "tool_call_id": "call_1", "content": says}
+        (card,) = cards(app)
+        assert card.has_class("-failed")
+
+
+async def test_a_tool_that_does_not_exist_left_unanswered_stops_the_loop_and_chat_goes_on(
+    tmp_path: Path, fake_provider: FakeProvider
+) -> None:
+    fake_provider.push(
+        fake.stream(Api.CHAT, calling("get_wether")),
+        fake.stream(Api.CHAT, FINAL),
+    )
+    app = make_app(tools_config(fake_provider), tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, PROMPT)
+        await wait_for(pilot, ProblemRow, "the problem row")
+        assert "⚠ there is no tool named 'get_wether' (offered: get_weather)" in (screen_text(app))
+        await pilot.press("l")
+        await wait_idle(pilot)
+        assert len(fake_provider.requests) == 1
+        assert "left unanswered: nothing more is sent until your next prompt" in (screen_text(app))
+        await send(pilot, "go on")
+        await wait_until(pilot, lambda: len(fake_provider.requests) == 2, 10, "the next prompt")
+        await wait_idle(pilot)
+        messages = fake_provider.requests[1].json["messages"]
+        assert messages[-1] == {"role": "user", "content": "go on"}
+        assert messages[-2]["role"] == "tool"  # answered as not run, as the provider requires
+
+
+async def test_the_loop_stops_at_the_round_limit(
+    tmp_path: Path, fake_provider: FakeProvider
+) -> None:
+    fake_provider.push(
+        fake.stream(Api.CHAT, calling("get_weather")),
+        fake.stream(Api.CHAT, calling("get_weather", '{"city": "Rome"}', "call_2")),
+        fake.stream(Api.CHAT, FINAL),
+    )
+    app = make_app(tools_config(fake_provider, tool_rounds=2), tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, PROMPT)
+        editor = await wait_for(pilot, ToolTextEditor, "the result editor")
+        editor.insert(RESULT)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: len(cards(app)) == 2, 10, "the second round")
+        await wait_idle(pilot)
+        assert len(fake_provider.requests) == 2
+        first, second = cards(app)
+        assert first.outcome.answered
+        assert not second.outcome.answered
+        assert "not run: the round limit (tool_rounds = 2) was reached" in screen_text(app)
+        assert not app.screen.query(ToolTextEditor)
+
+
+async def test_esc_in_the_follow_up_stream_keeps_the_result_and_the_chat_goes_on(
+    tmp_path: Path, fake_provider: FakeProvider
+) -> None:
+    fake_provider.push(
+        fake.stream(Api.CHAT, calling("get_weather")),
+        fake.paced_forever(Api.CHAT),
+        fake.stream(Api.CHAT, FINAL),
+    )
+    app = make_app(tools_config(fake_provider), tmp_path, history_file=tmp_path / "h.db")
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, PROMPT)
+        editor = await wait_for(pilot, ToolTextEditor, "the result editor")
+        editor.insert(RESULT)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: len(fake_provider.requests) == 2, 10, "the follow-up")
+        await wait_until(pilot, lambda: app.pane.turn and app.pane.turn.text, 10, "its text")
+        await pilot.press("escape")
+        await wait_idle(pilot)
+        assert "■ stopped — by you; the partial answer is kept" in screen_text(app)
+        (card,) = cards(app)
+        assert card.outcome.result_text == RESULT
+        await send(pilot, "go on")
+        await wait_until(pilot, lambda: len(fake_provider.requests) == 3, 10, "the next prompt")
+        await wait_idle(pilot)
+        messages = fake_provider.requests[2].json["messages"]
+        assert [m["role"] for m in messages] == ["user", "assistant", "tool", "assistant", "user"]
+        assert messages[2]["content"] == RESULT
+
+
+async def test_results_are_stored_with_their_calls_and_replayed_after_reopening(
+    tmp_path: Path, fake_provider: FakeProvider
+) -> None:
+    fake_provider.push(fake.stream(Api.CHAT, calling("get_weather")), fake.stream(Api.CHAT, FINAL))
+    app = make_app(tools_config(fake_provider), tmp_path, history_file=tmp_path / "h.db")
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, PROMPT)
+        editor = await wait_for(pilot, ToolTextEditor, "the result editor")
+        editor.insert(RESULT)
+        await pilot.press("enter")
+        await wait_idle(pilot)
+        assert app.history.wait(5)
+        conv_id = app.history.last_conversation_id()
+        assert conv_id is not None
+        stored = app.history.load(conv_id)
+    assert stored is not None
+    answers = [m for m in stored.messages if m.role == "assistant"]
+    assert len(answers) == 2
+    assert answers[0].turn is not None
+    (call,) = answers[0].turn.tool_calls
+    assert call.result == ToolResult(RESULT, False, ResultOrigin.MANUAL)
+    replayed = continued_conversation(stored)
+    assert [m.role for m in replayed.messages] == ["user", "assistant", "assistant"]
