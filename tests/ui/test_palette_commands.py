@@ -24,6 +24,7 @@ CHAT = [
     "Compare with…",
     "Toggle reasoning panes",
     "System prompt…",
+    "Attach file…",
     "Parameters…",
     "Inspect the wire",
     "Record the session",

@@ -23,12 +23,14 @@ from textual.containers import Horizontal
 from textual.events import Click, DescendantFocus
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Header
+from textual.widgets import Footer, Header, TextArea
 
 from app.display.code_blocks import code_blocks
+from app.providers.attachments import AttachmentError
 from app.store import ExportFormat
 from app.ui.clipboard import copy_text
 from app.ui.palette import Choice, ScreenCommands
+from app.ui.screens.attaching import AttachDialog, Attaching
 from app.ui.screens.branching import (
     BRANCH_BINDINGS,
     CANCEL_BRANCH_EDIT,
@@ -38,12 +40,14 @@ from app.ui.screens.branching import (
 )
 from app.ui.screens.parameters import edit_parameters, params_summary
 from app.ui.screens.system_prompt import SystemPromptRequested
+from app.ui.widgets.attachment_chips import AttachmentChips
 from app.ui.widgets.chat_pane import ChatPane
 from app.ui.widgets.frame_list import FrameList
 from app.ui.widgets.inspector import Inspector
 from app.ui.widgets.pane_streams import KeptStreams, StreamReader
 from app.ui.widgets.prompt import PromptInput
 from app.ui.widgets.welcome import Welcome, WelcomeFacts
+from app.wire.attachment import Attachment
 from app.wire.conversation import Conversation
 from app.wire.exchange import CapturedExchange
 
@@ -86,6 +90,7 @@ class ChatCommands(ScreenCommands):
             ),
             Choice("Toggle reasoning panes", ask(ChatScreen.ToggleReasoningRequested), "ctrl+r"),
             Choice("System prompt…", ask(SystemPromptRequested), "presets, none, or edit it"),
+            Choice("Attach file…", chat.later("attach"), "or type @ and a path in the prompt"),
             Choice(
                 "Parameters…",
                 chat.later("parameters"),
@@ -226,6 +231,9 @@ class ChatScreen(BranchKeys, Screen[None]):
         self.inspector = Inspector(id="inspector")
         self.inspector.display = False
         self.prompt = PromptInput(id="prompt")
+        self.chips = AttachmentChips(id="attachments")  # files for the next prompt
+        self.attaching = Attaching(self.chips, Path.cwd())
+        self.prompt.path_root = self.attaching.root
         # While set, the prompt holds the last prompt of this conversation; sending it replaces
         # the last exchange (only if the pane still shows that conversation).
         self.editing: Conversation | None = None
@@ -237,6 +245,7 @@ class ChatScreen(BranchKeys, Screen[None]):
             yield self.pane
             yield self.inspector
         yield self.prompt
+        yield self.chips
         yield Footer()
 
     async def on_mount(self) -> None:
@@ -295,6 +304,21 @@ class ChatScreen(BranchKeys, Screen[None]):
 
     def action_parameters(self) -> None:
         edit_parameters(self.app, self.pane)
+
+    def action_attach(self) -> None:
+        async def done(attachment: Attachment | None) -> None:
+            said = await self.attaching.attached(attachment)
+            if said is not None:
+                self.notify(said, markup=False)
+            self.prompt.focus()
+
+        self.app.push_screen(AttachDialog(self.attaching.root, self.pane.provider), done)
+
+    async def on_text_area_changed(self, event: TextArea.Changed) -> None:
+        if event.text_area is self.prompt:  # `@path ` typed: attached as the user moves on
+            problem = await self.attaching.mentions_closed(self.prompt.text, self.pane.provider)
+            if problem is not None:
+                self.notify(problem, severity="error", markup=False)
 
     # -- the inspector (F2) ---------------------------------------------------------------------
 
@@ -402,9 +426,17 @@ class ChatScreen(BranchKeys, Screen[None]):
             ):
                 self.refresh_bindings()
                 return
-        if not await self.pane.send(message.text):
+        try:
+            attachments = await self.attaching.for_send(message.text, self.pane.provider)
+        except AttachmentError as exc:  # nothing sent: the prompt and its chips stay
+            self.prompt.load_text(message.text)
+            self.notify(str(exc), severity="error", markup=False)
+            return
+        if not await self.pane.send(message.text, attachments):
             self.prompt.load_text(message.text)
             self.notify("Still answering — press Esc to stop it first.", severity="warning")
+        else:
+            await self.chips.clear()
         self.refresh_bindings()
 
     def on_chat_pane_turn_drawn(self, message: ChatPane.TurnDrawn) -> None:

@@ -44,6 +44,7 @@ from app.ui.widgets.history_turn import EarlierMessages, mount_stored, window_st
 from app.ui.widgets.status_bar import StatusBar
 from app.ui.widgets.transcript import Transcript
 from app.ui.widgets.user_message import UserMessage
+from app.wire.attachment import Attachment
 from app.wire.conversation import Conversation
 from app.wire.turn import Turn, TurnStatus
 
@@ -159,13 +160,14 @@ class ChatPane(Vertical):
 
     # -- actions -------------------------------------------------------------------------------
 
-    async def send(self, text: str) -> bool:
-        """Start a turn for `text`; False while the previous one is still running."""
+    async def send(self, text: str, attachments: tuple[Attachment, ...] = ()) -> bool:
+        """Start a turn for `text` (and the files attached to it); False while the previous
+        one is still running."""
         if self.streaming:
             return False
-        self.conversation.add_user(text)
-        self.history.prompt(text)  # stored before any request is sent
-        await self._start_turn(UserMessage(text))
+        self.conversation.add_user(text, attachments)
+        self.history.prompt(text, attachments)  # stored before any request is sent
+        await self._start_turn(UserMessage(text, attachments))
         return True
 
     async def answer(self, *, parent: int | None = AT_END) -> None:

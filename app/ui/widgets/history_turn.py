@@ -106,7 +106,7 @@ async def mount_stored(
     attempt = 0  # answers to the prompt above: the second one is `retry 2`
     for message in messages:
         if message.role == "user":
-            widgets.append(UserMessage(message.text))
+            widgets.append(UserMessage(message.text, message.attachments))
             attempt = 0
         elif message.pane == pane and message.turn is not None:
             attempt += 1

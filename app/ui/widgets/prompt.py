@@ -8,12 +8,17 @@ feed every terminal can send — is the newline key shown in the footer.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import ClassVar
 
 from textual import events
 from textual.binding import Binding, BindingType
+from textual.content import Content
 from textual.message import Message
 from textual.widgets import TextArea
+
+from app.display.sanitize import clean_line
+from app.ui.widgets.at_paths import complete, mention_before
 
 NEWLINE_KEYS = ("ctrl+j", "shift+enter")
 
@@ -90,6 +95,7 @@ class PromptInput(TextArea):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__("", id=id, soft_wrap=True, tab_behavior="focus", show_line_numbers=False)
         self.recall = PromptHistory([])
+        self.path_root: Path | None = None  # where `@path` completes from (None: it does not)
         self.placeholder = "Ask anything · Enter sends · ctrl+j newline · ctrl+p commands"
 
     async def _on_key(self, event: events.Key) -> None:
@@ -116,6 +122,24 @@ class PromptInput(TextArea):
         self.recall.add(text)
         self.clear()
         self.post_message(self.Submitted(self, text))
+
+    def update_suggestion(self) -> None:
+        """`@` and a path: the rest of the path as Textual's suggestion (Right takes it), the
+        names that match under the prompt."""
+        fragment = None
+        if self.path_root is not None and self.selection.is_empty:
+            row, column = self.cursor_location
+            fragment = mention_before(self.document.get_line(row), column)
+        if fragment is None:
+            self.suggestion = ""
+            self.border_subtitle = None
+            return
+        assert self.path_root is not None
+        found = complete(fragment, self.path_root)
+        self.suggestion = found.insert
+        shown = "  ".join(found.candidates) + ("  …" if found.more else "")
+        line = clean_line(f"@ {shown} · → completes")  # file names, shown literally
+        self.border_subtitle = Content(line) if found.candidates else None
 
     def action_cursor_up(self, select: bool = False) -> None:
         if not select and self.cursor_location[0] == 0:

@@ -6,6 +6,8 @@ from textual.content import Content
 from textual.widgets import Static
 
 from app.display.sanitize import clean
+from app.ui.widgets.attachment_chips import attachments_line
+from app.wire.attachment import Attachment
 
 
 class UserMessage(Static):
@@ -22,9 +24,13 @@ class UserMessage(Static):
     UserMessage.-selected { border-left: thick $warning; background: $accent 20%; }
     """
 
-    def __init__(self, text: str) -> None:
-        super().__init__(Content(clean(text)), markup=False)
+    def __init__(self, text: str, attachments: tuple[Attachment, ...] = ()) -> None:
+        content = Content(clean(text))
+        if attachments:  # the files sent with it, on a dim line of their own
+            content += Content("\n") + Content.styled(attachments_line(attachments), "dim")
+        super().__init__(content, markup=False)
         self.text = text
+        self.attachments = attachments
 
 
 __all__ = ["UserMessage"]
