@@ -45,6 +45,7 @@ from app.wire.engine import Api
 if TYPE_CHECKING:
     from app.headless.ask import Question
     from app.headless.ask_tools import GivenResult, ToolSetup
+    from app.headless.batch import BatchJob
     from app.providers.params import RequestParams
     from app.store import Store
     from app.wire.attachment import Attachment
@@ -174,6 +175,12 @@ def _batch_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser])
     batch.add_argument("--system", metavar="TEXT", help="the system prompt")
     batch.add_argument("--out", type=Path, metavar="PATH", help="results: .jsonl, .csv or .md")
     batch.add_argument("--tag", metavar="TAG", help="a name for this run (leaderboard --tag)")
+    batch.add_argument(
+        "--blind", action="store_true", help="each prompt is voted on with the names hidden"
+    )
+    batch.add_argument(
+        "--ui", action="store_true", help="in the app: a live table; Enter opens a prompt"
+    )
     _config_flag(batch)
 
 
@@ -863,14 +870,26 @@ def _batch(
         idle_timeout=config.idle_timeout,
         connect_timeout=config.connect_timeout,
         demo_pace=demo_pace(environ),
+        blind=args.blind,
         **({} if kept is None else {"kept": kept}),
     )
+    if args.ui:
+        return _batch_ui(config, job)
     store = _open_history(stderr)
     try:
         return run_batch(job, stdout, stderr, store=store, tty=stderr.isatty())
     finally:
         if store is not None:
             store.close()
+
+
+def _batch_ui(config: Config, job: BatchJob) -> int:
+    """`batch … --ui`: the same run in the app, under a live table of its answers."""
+    try:
+        run_tui: Callable[..., int] = _import_run_tui()
+    except ImportError as exc:
+        raise UsageError(f"the terminal UI is not available in this build ({exc})") from None
+    return run_tui(config, provider=None, model=None, compare=None, continue_last=False, batch=job)
 
 
 def _open_history(stderr: TextIO) -> Store | None:

@@ -35,7 +35,7 @@ from collections import deque
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from contextlib import ExitStack
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from pathlib import Path
@@ -78,6 +78,20 @@ class BatchJob:
     idle_timeout: float = 150.0
     connect_timeout: float = 10.0
     demo_pace: float = 1.0
+    blind: bool = False  # --blind: stored so that opening it votes prompt by prompt, names hidden
+
+
+@dataclass(frozen=True, slots=True)
+class BatchNews:
+    """An answer started (`status` None) or finished, for a live view of the run (--ui)."""
+
+    line: int  # the prompt's line in the file
+    pane: int  # the provider's place in --compare
+    status: TurnStatus | None = None
+    ttft_ms: int | None = None
+    tok_s: float | None = None
+    tokens: int | None = None
+    cost: float | None = None
 
 
 @dataclass(slots=True)
@@ -146,6 +160,7 @@ class BatchRun:
         self.history_problem: str | None = None
         self.incomplete = 0  # answers of this run that did not complete
         self.queues = self._queues()
+        self.on_news: Callable[[BatchNews], None] | None = None  # a live view's (--ui)
         for queue, tally in zip(self.queues, tallies, strict=True):
             tally.total = len(queue)
 
@@ -230,6 +245,8 @@ class BatchRun:
 
                 async with slots:
                     tally.in_flight += 1
+                    if self.on_news is not None:
+                        self.on_news(BatchNews(answer.prompt.line, answer.pane))
                     timing.started = time.monotonic()
                     try:
                         await client.stream(conversation, turn, timing, on_response=seen)
@@ -264,13 +281,18 @@ class BatchRun:
             PaneTimes(timing.started, timing.first_token, None, timing.ended),
         )
         complete = turn.status is TurnStatus.COMPLETE
+        tok_s = None if stats.rate is None else stats.rate.tokens_per_second
+        cost = turn_cost(provider, turn.usage) if complete else None
         tally.finish(
             turn.status,
             ttft_ms=timing.ttft_ms,
-            tok_s=None if stats.rate is None else stats.rate.tokens_per_second,
+            tok_s=tok_s,
             output_tokens=stats.output_tokens,
-            cost=turn_cost(provider, turn.usage) if complete else None,
+            cost=cost,
         )
+        if self.on_news is not None:
+            news = BatchNews(answer.prompt.line, answer.pane, turn.status, timing.ttft_ms)
+            self.on_news(replace(news, tok_s=tok_s, tokens=stats.output_tokens, cost=cost))
         if not complete:
             self.incomplete += 1
         seconds = None if timing.duration_ms is None else timing.duration_ms / 1000
@@ -295,6 +317,7 @@ class BatchRun:
             source=str(self.job.source),
             tag=self.job.tag,
             providers=[f"{p.name}:{p.model}" for p in self.providers],
+            blind=self.job.blind,
         )
 
     async def _start_turn(self, answer: _Answer) -> _Row:
@@ -323,9 +346,17 @@ class BatchRun:
         await asyncio.wrap_future(self._write_history(start))
         return row
 
+    def conversation_id(self, line: int) -> int | None:
+        """The history's conversation of the prompt on `line`, once the writer stored it."""
+        record = self.conversations.get(line)
+        return None if record is None else record.conv_id
+
     def _store_prompt(self, store: Store, prompt: BatchPrompt, record: _Conversation) -> None:
         record.conv_id = store.create_conversation(
-            kind="batch", system=prompt.system or self.job.system, batch_id=self.batch_id
+            kind="batch",
+            system=prompt.system or self.job.system,
+            batch_id=self.batch_id,
+            blind=self.job.blind,
         )
         for _ in range(self.job.repeat):
             record.prompt_ids.append(store.add_user_message(record.conv_id, prompt.prompt))
@@ -427,4 +458,12 @@ def run_batch(
     return EXIT_FAILED if run.incomplete else EXIT_COMPLETE
 
 
-__all__ = ["DEFAULT_CONCURRENCY", "MAX_RETRIES", "BatchJob", "retry_delay", "run_batch"]
+__all__ = [
+    "DEFAULT_CONCURRENCY",
+    "MAX_RETRIES",
+    "BatchJob",
+    "BatchNews",
+    "BatchRun",
+    "retry_delay",
+    "run_batch",
+]

@@ -49,6 +49,9 @@ from app.ui.widgets.prompt import PromptInput
 from app.ui.widgets.welcome import WelcomeFacts
 
 if TYPE_CHECKING:  # loaded when first used: the first frame needs neither (issue 12)
+    from app.headless.batch import BatchJob
+    from app.ui.screens.batch import BatchScreen
+    from app.ui.screens.batch_answers import BatchAnswers
     from app.ui.screens.compare import CompareScreen
     from app.ui.screens.history import HistoryScreen
 
@@ -93,6 +96,7 @@ class TriptychApp(ChatHost):
         compare: list[str] | None = None,
         replay: ReplayPlan | None = None,
         blind: bool = False,
+        batch: BatchJob | None = None,
     ) -> None:
         """`history_file` None runs without history (tests); run_tui passes history_path().
         `compare`: start side by side with these providers (NAME or NAME:MODEL); `blind`:
@@ -113,6 +117,7 @@ class TriptychApp(ChatHost):
         self.replay = replay  # recorded prompts to ask again once the screen is up
         self.session_recording: inspecting.SessionRecording | None = None
         self.blind = blind
+        self.batch = batch  # `triptych batch … --ui`: run under its table once the app is up
         self.start = start_choice(config, provider, model, self.state)
         self.tools = ToolSession(config)
         self._last_used = self.start.last_used  # shown in the header until the user switches
@@ -196,6 +201,11 @@ class TriptychApp(ChatHost):
             self.push_screen(comparing.startup_screen(self, self.compare, blind=self.blind))
         if self.continue_last:
             self.call_after_refresh(self._continue_last)  # once the chat screen is mounted
+        if self.batch is not None:
+            from app.ui.flows import batching
+
+            running = batching.run_live_batch(self, self.batch)
+            self.call_after_refresh(lambda: self.run_worker(running, exit_on_error=False))
         if self.replay is not None:
             from app.ui.flows import replaying
 
@@ -352,6 +362,17 @@ class TriptychApp(ChatHost):
         continuing = comparing.continue_alone(self, message.pane)
         self.run_worker(continuing, group="switch", exit_on_error=False)
 
+    def on_batch_screen_open_prompt(self, message: BatchScreen.OpenPrompt) -> None:
+        from app.ui.flows import batching
+
+        opening = batching.open_prompt(self, message.screen, message.row)
+        self.run_worker(opening, group="switch", exit_on_error=False)
+
+    def on_batch_answers_back(self, message: BatchAnswers.Back) -> None:
+        from app.ui.flows import batching
+
+        self.run_worker(batching.back_to_table(self, message.answers), exit_on_error=False)
+
     def on_compare_screen_export_requested(self, message: CompareScreen.ExportRequested) -> None:
         self.conversations.export(message.fmt, message.record)
 
@@ -436,6 +457,7 @@ def run_tui(
     continue_last: bool,
     replay: ReplayPlan | None = None,
     blind: bool = False,
+    batch: BatchJob | None = None,
 ) -> int:
     """Run the chat UI (side by side when `compare` names providers) with the history file
     in the data dir."""
@@ -448,6 +470,7 @@ def run_tui(
         compare=compare,
         replay=replay,
         blind=blind,
+        batch=batch,
     )
     result = app.run()
     return app.return_code or int(result or 0)  # a crash sets return_code 1

@@ -33,17 +33,17 @@ def compare_screen(
     record: ConversationRecord | None = None,
     store_panes: list[int] | None = None,
     blind: bool = False,
+    make: type[CompareScreen] = CompareScreen,
 ) -> CompareScreen:
-    """A compare screen built with the app's clock, clients, settings and history."""
+    """A compare screen built with the app's clock, clients, settings and history (`make`: a
+    kind of it, as a batch's prompt is shown)."""
     maker = PaneMaker(
         app.connect, app.render_clock, app.config.system, app.reasoning_open, app.tools
     )
     if record is None:
         record = app.history.record(kind="compare", system=app.config.system)
     providers = app.config.providers  # "Add pane…" offers these
-    screen = CompareScreen(
-        maker, choices, providers, record=record, store_panes=store_panes, blind=blind
-    )
+    screen = make(maker, choices, providers, record=record, store_panes=store_panes, blind=blind)
     screen.read_streams(app.history.stream)  # a reopened answer's kept stream, for F2 and F4
     return screen
 
@@ -85,7 +85,9 @@ async def close_comparisons(app: ChatHost) -> None:
 # -- reopening -----------------------------------------------------------------------------
 
 
-async def open_stored_comparison(app: ChatHost, stored: StoredConversation) -> None:
+async def open_stored_comparison(
+    app: ChatHost, stored: StoredConversation, *, make: type[CompareScreen] = CompareScreen
+) -> CompareScreen | None:
     """Reopen a stored comparison: each pane shows its own answers and carries on from them.
 
     The panes are those that answered the last prompt: a pane removed before it stays
@@ -110,13 +112,15 @@ async def open_stored_comparison(app: ChatHost, stored: StoredConversation) -> N
         )
     if not choices:
         app.notify("None of this comparison's providers is configured.", severity="warning")
-        return
+        return None
     choices, indexes = choices[:MAX_PANES], indexes[:MAX_PANES]
     record = app.history.resume(stored)
     answers = last_answers(stored, indexes) if stored.blind else {}
     vote = vote_on(app.history.votes(stored.id), answers.values()) if answers else None
     hidden = bool(answers) and vote is None  # left before the vote: blind until it is given
-    screen = compare_screen(app, choices, record=record, store_panes=indexes, blind=hidden)
+    screen = compare_screen(
+        app, choices, record=record, store_panes=indexes, blind=hidden, make=make
+    )
     await install(app, screen)
     for pane in screen.panes:
         history = PaneHistory(record, pane=pane.history.pane, owns_prompts=False)
@@ -126,6 +130,7 @@ async def open_stored_comparison(app: ChatHost, stored: StoredConversation) -> N
     if stored.blind:
         prompts = [m.text for m in stored.messages if m.role == "user"]
         screen.resume_blind(prompts[-1] if prompts else "", answers, vote)
+    return screen
 
 
 def answered_last_prompt(stored: StoredConversation, panes: list[int]) -> bool:

@@ -54,6 +54,7 @@ class Conversations:
         await self.reopen(conv_id)
 
     async def reopen(self, conv_id: int) -> None:
+        from app.ui.flows.batching import open_stored_batch
         from app.ui.flows.comparing import leave_comparison, open_stored_comparison
 
         stored = self.history.load(conv_id)
@@ -62,6 +63,9 @@ class Conversations:
             return
         if stored.kind == "compare":
             await open_stored_comparison(self.app, stored)
+            return
+        if stored.kind == "batch":  # its run's table, not a chat
+            await open_stored_batch(self.app, stored)
             return
         await leave_comparison(self.app)  # a chat reopens in the chat screen
         await self._switch_to_stored_provider(stored)

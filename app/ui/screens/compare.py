@@ -141,6 +141,7 @@ class CompareScreen(CompareWire):
         self._round_panes: list[ComparePane] = []  # the panes BlindRound's indexes refer to
         self._round_prompt = ""
         self._awaiting_vote = False
+        self.vote_tag: str | None = None  # a batch's --tag, which its votes carry
         self.maker = maker
         self.providers = providers
         self.record = record
@@ -417,7 +418,12 @@ class CompareScreen(CompareWire):
                 for name, model, stats, saved, stored in figures
             )
             vote = Vote(
-                prompt, vote_panes, verdict.outcome, verdict.winner, conversation_id=record.conv_id
+                prompt,
+                vote_panes,
+                verdict.outcome,
+                verdict.winner,
+                conversation_id=record.conv_id,
+                tag=self.vote_tag,
             )
             store.record_vote(vote)
 
