@@ -36,7 +36,7 @@ from app.ui.flows import choosing, inspecting, shaping
 from app.ui.flows.connect import ClientMaker, StartChoice, start_choice
 from app.ui.flows.conversations import Conversations
 from app.ui.flows.host import ChatHost
-from app.ui.flows.tooling import ToolSession
+from app.ui.flows.tooling import ToolSession, pick_tools
 from app.ui.lag_probe import LagProbe
 from app.ui.render_clock import RenderClock
 from app.ui.screens.chat import ChatScreen
@@ -339,6 +339,11 @@ class TriptychApp(ChatHost):
     ) -> None:
         inspecting.save_recording(self, message.exchange, message.provider)
 
+    def on_chat_screen_choose_tools_requested(
+        self, message: ChatScreen.ChooseToolsRequested
+    ) -> None:
+        pick_tools(self)
+
     def on_chat_screen_leaderboard_requested(
         self, message: ChatScreen.LeaderboardRequested
     ) -> None:
@@ -405,7 +410,11 @@ class TriptychApp(ChatHost):
         for screen in self.screen_stack:
             if isinstance(screen, CompareScreen):
                 panes.extend(screen.panes)
-        return [pane for pane in panes if pane.turn is not None and not pane.turn.done]
+        return [
+            pane
+            for pane in panes
+            if (pane.turn is not None and not pane.turn.done) or pane.running_tools
+        ]
 
     async def action_interrupt(self) -> None:
         """Ctrl+C: stop what streams (a reflex must not lose the conversation's end), or quit

@@ -23,6 +23,7 @@ CHAT = [
     "New chat",
     "Compare with…",
     "Toggle reasoning panes",
+    "Choose tools…",
     "System prompt…",
     "Attach file…",
     "Parameters…",

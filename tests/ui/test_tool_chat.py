@@ -5,9 +5,13 @@ and the round limit."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
+from textual.command import CommandList, CommandPalette
+from textual.pilot import Pilot
 
+from app.settings.config import ToolConfig
 from app.store.session import continued_conversation
 from app.ui.widgets.tool_approval import PROBLEM_TEXT
 from app.wire.engine import Api
@@ -18,6 +22,7 @@ from tests.integration.test_tool_loop import expected_follow_up
 from tests.ui.helpers import SIZE, make_app, screen_text, send, wait_until
 from tests.ui.tool_helpers import (
     FINAL,
+    LOCAL,
     PROMPT,
     ProblemRow,
     ToolTextEditor,
@@ -206,3 +211,39 @@ async def test_results_are_stored_with_their_calls_and_replayed_after_reopening(
     assert call.result == ToolResult(RESULT, False, ResultOrigin.MANUAL)
     replayed = continued_conversation(stored)
     assert [m.role for m in replayed.messages] == ["user", "assistant", "assistant"]
+
+
+async def pick(pilot: Pilot[Any], text: str) -> None:
+    """Type into the open palette and take the first match once it is listed."""
+    await wait_until(pilot, lambda: isinstance(pilot.app.screen, CommandPalette), what="palette")
+    await pilot.press(*text)
+    palette = pilot.app.screen
+    await wait_until(pilot, lambda: palette.query_one(CommandList).option_count > 0, what="a match")
+    await pilot.pause(0.2)
+    await pilot.press("enter")
+    await wait_until(pilot, lambda: pilot.app.screen is not palette, what="the palette closed")
+
+
+async def test_choose_tools_turns_a_tool_off_for_the_next_prompt(
+    tmp_path: Path, fake_provider: FakeProvider
+) -> None:
+    other = ToolConfig("get_time", "The time now")
+    fake_provider.push(fake.stream(Api.CHAT, FINAL), fake.stream(Api.CHAT, FINAL))
+    app = make_app(tools_config(fake_provider, local=(LOCAL, other)), tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+p")
+        await pick(pilot, "Choose tools")
+        await pick(pilot, "get_weather")
+        assert app.tools.off == {"get_weather"}
+        await send(pilot, PROMPT)
+        await wait_until(pilot, lambda: len(fake_provider.requests) == 1, 10, "the request")
+        await wait_idle(pilot)
+        offered = [t["function"]["name"] for t in fake_provider.requests[0].json["tools"]]
+        assert offered == ["get_time"]
+        await pilot.press("ctrl+p")
+        await pick(pilot, "Choose tools")
+        await pick(pilot, "All tools off")
+        await send(pilot, "again")
+        await wait_until(pilot, lambda: len(fake_provider.requests) == 2, 10, "the request")
+        await wait_idle(pilot)
+        assert "tools" not in fake_provider.requests[1].json

@@ -13,12 +13,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Sequence
+from functools import partial
 from typing import TYPE_CHECKING
 
 from textual.worker import Worker
 
 from app.settings.config import Config
 from app.ui.flows.host import ChatHost
+from app.ui.palette import Choice, show_choices
 
 if TYPE_CHECKING:
     from app.tools.approval import ApprovalPolicy
@@ -99,6 +101,9 @@ class ToolSession:
         """Every tool offered (on or off); none before `start`."""
         return () if self.registry is None else self.registry.tools
 
+    def names(self) -> list[str]:
+        return [t.name for t in self.listed]
+
     def chosen(self) -> ToolRegistry:
         """The tools that are on."""
         from app.tools.registry import ToolRegistry
@@ -138,4 +143,47 @@ class ToolSession:
                 await asyncio.wait_for(worker.wait(), CLOSE_WAIT)
 
 
-__all__ = ["ToolSession"]
+NONE_CONFIGURED = "No tools are configured: add [tools.NAME] or [mcp.NAME] to the config."
+
+
+def pick_tools(app: ChatHost) -> None:
+    """ "Choose tools…": one entry per tool, ✓ on or ✗ off; choosing one turns it on or off
+    for the next prompts (every pane's), and says so."""
+    session = app.tools
+    if not session.configured:
+        app.notify(NONE_CONFIGURED, severity="warning", markup=False)
+        return
+    app.run_worker(_pick_tools(app, session), group="tools", exit_on_error=False)
+
+
+async def _pick_tools(app: ChatHost, session: ToolSession) -> None:
+    await session.ready()  # the servers' tools are listed
+
+    def toggle(tool: Tool) -> None:
+        on = session.toggle(tool)
+        count = len(session.chosen().tools)
+        app.notify(
+            f"{tool.name} is {'on' if on else 'off'}: {count} of {len(session.listed)} "
+            "tools go with the next prompt.",
+            timeout=4,
+            markup=False,
+        )
+
+    choices = [
+        Choice(
+            f"{'✗' if tool.name in session.off else '✓'} {tool.name}",
+            partial(toggle, tool),
+            f"{'on' if tool.name not in session.off else 'off'} · "
+            f"{tool.server or 'answered by hand'} · {tool.description}",
+        )
+        for tool in session.listed
+    ]
+    choices.append(Choice("All tools on", partial(session.choose, session.names()), "every one"))
+    choices.append(Choice("All tools off", partial(session.choose, ()), "no tools are sent"))
+    if not session.listed:
+        app.notify("No tool was listed: every MCP server failed to start.", markup=False)
+        return
+    show_choices(app, choices, "Choose tools (✓ on, ✗ off)…")
+
+
+__all__ = ["NONE_CONFIGURED", "ToolSession", "pick_tools"]

@@ -89,6 +89,11 @@ class ChatCommands(ScreenCommands):
                 "side by side, same conversation",
             ),
             Choice("Toggle reasoning panes", ask(ChatScreen.ToggleReasoningRequested), "ctrl+r"),
+            Choice(
+                "Choose tools…",
+                ask(ChatScreen.ChooseToolsRequested),
+                "which tools the model is offered",
+            ),
             Choice("System prompt…", ask(SystemPromptRequested), "presets, none, or edit it"),
             Choice("Attach file…", chat.later("attach"), "or type @ and a path in the prompt"),
             Choice(
@@ -204,6 +209,9 @@ class ChatScreen(BranchKeys, Screen[None]):
 
     class RecordSessionRequested(Message):
         """Start recording every exchange of the session to a file, or stop."""
+
+    class ChooseToolsRequested(Message):
+        """ "Choose tools…": which configured tools go with the next prompts."""
 
     class LeaderboardRequested(Message):
         """Show the leaderboard of blind votes."""

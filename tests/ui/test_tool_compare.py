@@ -1,0 +1,64 @@
+"""Tool calls in a comparison: each pane runs its own calls and asks its own approval, over
+the tests' own MCP server; each provider's follow-up is in its own format."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from app.wire.engine import Api
+from tests.fakes import provider as fake
+from tests.fakes.provider import FakeProvider
+from tests.ui.compare_helpers import ask, compare_screen, config_for
+from tests.ui.helpers import make_app, wait_until
+from tests.ui.tool_helpers import FINAL, ApprovalRow, calling, server
+
+WIDE = (160, 48)
+WEATHER = '{"city": "Paris", "temp": 21}'
+
+
+async def test_each_pane_asks_its_own_approval_and_runs_its_own_call(
+    tmp_path: Path, fakes: dict[Api, FakeProvider]
+) -> None:
+    for api in (Api.CHAT, Api.MESSAGES):
+        fakes[api].push(fake.stream(api, calling("get_weather")), fake.stream(api, FINAL))
+    config = replace(config_for(fakes), mcp={"fake": server()})
+    app = make_app(config, tmp_path, compare=["cc", "am"])
+    async with app.run_test(size=WIDE) as pilot:
+        await wait_until(pilot, lambda: len(compare_screen(app).panes) == 2, what="two panes")
+        await ask(pilot, "weather in Paris?")
+        screen = compare_screen(app)
+        await wait_until(
+            pilot, lambda: len(screen.query(ApprovalRow)) == 2, 15, "a row in each pane"
+        )
+        await pilot.pause()
+        cc, am = screen.panes
+        rows: dict[Any, ApprovalRow] = {pane: pane.query_one(ApprovalRow) for pane in (cc, am)}
+        rows[cc].focus()
+        await pilot.press("r")
+        await wait_until(pilot, lambda: len(fakes[Api.CHAT].requests) == 2, 15, "cc's follow-up")
+        assert len(fakes[Api.MESSAGES].requests) == 1  # am still waits for its own answer
+        assert am.query(ApprovalRow)
+        rows[am].focus()
+        await pilot.press("d")
+        await wait_until(
+            pilot, lambda: len(fakes[Api.MESSAGES].requests) == 2, 15, "am's follow-up"
+        )
+        await wait_until(pilot, lambda: not cc.streaming and not am.streaming, 15, "both done")
+        chat_follow_up = fakes[Api.CHAT].requests[1].json["messages"]
+        assert chat_follow_up[-1] == {"role": "tool", "tool_call_id": "call_1", "content": WEATHER}
+        messages_follow_up = fakes[Api.MESSAGES].requests[1].json["messages"]
+        assert messages_follow_up[-1] == {
+            "role": "user",
+            "content": [
+                {
+                    "type": "tool_result",
+                    "tool_use_id": "call_1",
+                    "content": "the user denied this call",
+                    "is_error": True,
+                }
+            ],
+        }
+        assert app.tools.approvals is not None
+        assert app.tools.approvals.tools == set()
