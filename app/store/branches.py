@@ -71,6 +71,15 @@ class Tree:
         parent = node.parent if node.parent in self.nodes else None
         return list(self.children.get(parent, [message_id]))
 
+    def ancestry(self, message_id: int) -> list[int]:
+        """The message and the ones it follows, up to its root (a loop is cut where it closes)."""
+        found: list[int] = []
+        node: int | None = message_id
+        while node is not None and node in self.nodes and node not in found:
+            found.append(node)
+            node = self.nodes[node].parent
+        return found
+
     def subtree(self, message_id: int) -> list[int]:
         """The message and everything that follows it on any branch."""
         found: list[int] = []

@@ -416,6 +416,27 @@ class Store:
             _drop_unlinked_attachments(conn)
         return count
 
+    def reveal(self, message_id: int, query: str) -> bool:
+        """A search hit opened: show the branch holding it, unless the branch shown already
+        holds every word of `query` (a chat only). True when the choice changed."""
+        with self._write() as conn:
+            row = conn.execute(
+                "SELECT conversation_id FROM messages WHERE id = ?", (message_id,)
+            ).fetchone()
+            if row is None or not is_tree(conn, row[0]):
+                return False
+            conv_id = row[0]
+            tree = tree_of(conn, conv_id)
+            path = tree.chosen_path()
+            if message_id in path or _holds(conn, path, query):
+                return False
+            for node in tree.ancestry(message_id):
+                conn.execute(
+                    "UPDATE messages SET chosen = ? WHERE id = ?",
+                    (next_chosen(conn, conv_id), node),
+                )
+        return True
+
     def choose(self, message_id: int) -> None:
         """Show this branch: the message becomes the chosen one among its siblings (what
         follows it keeps its own choices)."""
@@ -496,7 +517,7 @@ class Store:
         with self._read() as conn:
             hits = queries.search_hits(conn, query, limit, fts5=self.fts5)
             found = queries.summaries(conn, list(hits))
-        return [replace(s, snippet=hits[s.id]) for s in found]
+        return [replace(s, snippet=hits[s.id][0], hit_id=hits[s.id][1]) for s in found]
 
     def load(self, conv_id: int, *, all_branches: bool = False) -> StoredConversation:
         """A conversation as shown: a chat's chosen path (each message knowing its siblings),
@@ -625,6 +646,21 @@ def _create_private(path: Path) -> None:
     """
     with suppress(FileExistsError):
         os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+
+
+def _holds(conn: sqlite3.Connection, ids: list[int], query: str) -> bool:
+    """Whether one of these messages holds every word of `query` (as the plain search finds)."""
+    words = [w.casefold() for w in query.split()]
+    if not words:
+        return True
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        for (text,) in conn.execute(f"SELECT text FROM messages WHERE id IN ({marks})", chunk):
+            folded = text.casefold()
+            if all(w in folded for w in words):
+                return True
+    return False
 
 
 def _rowid(cur: sqlite3.Cursor) -> int:

@@ -72,8 +72,11 @@ def outcome(prompts: int, statuses: list[str]) -> str:
     return ", ".join(dict.fromkeys(s or "interrupted" for s in statuses))
 
 
-def search_hits(conn: sqlite3.Connection, query: str, limit: int, *, fts5: bool) -> dict[int, str]:
-    """Matching conversation ids, newest first, each with a snippet of its first matching message.
+def search_hits(
+    conn: sqlite3.Connection, query: str, limit: int, *, fts5: bool
+) -> dict[int, tuple[str, int | None]]:
+    """Matching conversation ids, newest first, each with a snippet of its first matching message
+    and that message's id (None when only the title matched).
 
     A conversation matches when one of its messages holds every word (prefix match with FTS5,
     substring without) or its title holds every word.
@@ -101,7 +104,7 @@ def search_hits(conn: sqlite3.Connection, query: str, limit: int, *, fts5: bool)
         [*hit_args, *patterns, limit],
     ).fetchall()
     texts = _texts(conn, [row[1] for row in rows if row[1] is not None])
-    return {row[0]: snippet(texts.get(row[1], ""), query) for row in rows}
+    return {row[0]: (snippet(texts.get(row[1], ""), query), row[1]) for row in rows}
 
 
 def _texts(conn: sqlite3.Connection, ids: list[int]) -> dict[int, str]:

@@ -40,6 +40,7 @@ class ConversationSummary:
     # How a one-prompt attempt ended when none of its answers completed ("failed", "stopped",
     # "interrupted"; several joined by ", " in a comparison): such a row is a try, not a chat.
     outcome: str = ""
+    hit_id: int | None = None  # for search results: the message found (None: the title matched)
 
 
 @dataclass(frozen=True, slots=True)

@@ -247,6 +247,14 @@ class History:
             self.fail(exc)
             return None
 
+    def reveal(self, message_id: int, query: str) -> None:
+        """A search hit is opened: its branch is shown (written before the reopen reads)."""
+
+        def write(store: Store) -> None:
+            store.reveal(message_id, query)
+
+        self.submit(write)
+
     def rename(self, conv_id: int, title: str) -> bool:
         return self._change(lambda store: store.rename(conv_id, title))
 

@@ -6,6 +6,7 @@ chosen path only, and a reopened conversation shows the chosen branch."""
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -15,8 +16,10 @@ from textual.pilot import Pilot
 from app.store import Store
 from app.ui.app import TriptychApp
 from app.ui.screens.branching import EDIT_TITLE, NOT_STORED, STILL_ANSWERING
+from app.ui.screens.history import HistoryScreen
 from app.ui.widgets.assistant_turn import AssistantTurn
 from app.ui.widgets.branch_marker import BranchMarker
+from app.ui.widgets.history_list import HistoryList
 from app.ui.widgets.history_turn import EarlierMessages
 from app.ui.widgets.prompt import PromptInput
 from app.ui.widgets.user_message import UserMessage
@@ -65,16 +68,23 @@ def selected(app: TriptychApp) -> list[str]:
     return texts + [w.turn.text for w in found if isinstance(w, AssistantTurn)]
 
 
+LOADED = 20.0  # seconds a wait may take on a loaded machine (each test is far faster alone)
+
+
+async def until(pilot: Pilot[Any], predicate: Callable[[], object], what: str = "") -> None:
+    await wait_until(pilot, predicate, LOADED, what)
+
+
 async def two_exchanges(pilot: Pilot[Any]) -> None:
     await send(pilot, "first")
-    await wait_drawn(pilot)
+    await wait_drawn(pilot, LOADED)
     await send(pilot, "teh typo")
-    await wait_drawn(pilot)
+    await wait_drawn(pilot, LOADED)
 
 
 async def settle(pilot: Pilot[Any], fake_provider: FakeProvider, requests: int) -> None:
-    await wait_until(pilot, lambda: len(fake_provider.requests) == requests, what="the request")
-    await wait_drawn(pilot)
+    await until(pilot, lambda: len(fake_provider.requests) == requests, what="the request")
+    await wait_drawn(pilot, LOADED)
 
 
 async def test_edit_an_earlier_prompt_sends_the_new_branch_and_keeps_the_old(
@@ -115,12 +125,12 @@ async def test_edit_an_earlier_prompt_sends_the_new_branch_and_keeps_the_old(
         await pilot.press("alt+up", "alt+up")
         assert selected(app) == ["the fix"]
         await pilot.press("left_square_bracket")
-        await wait_until(pilot, lambda: prompts(app) == ["first", "teh typo"], what="switch")
+        await until(pilot, lambda: prompts(app) == ["first", "teh typo"], what="switch")
         assert answers(app) == ["one", "typo answer"]
         assert markers(app) == ["1/2"]
         assert selected(app) == ["teh typo"]  # still selected: ] goes back
         await pilot.press("right_square_bracket")
-        await wait_until(pilot, lambda: prompts(app) == ["first", "the fix"], what="switch back")
+        await until(pilot, lambda: prompts(app) == ["first", "the fix"], what="switch back")
         await pilot.press("escape")
         assert app.focused is prompt
         assert selected(app) == []
@@ -136,12 +146,12 @@ async def test_edit_an_earlier_prompt_sends_the_new_branch_and_keeps_the_old(
         ]
         await pilot.press("alt+up", "alt+up", "alt+up", "alt+up")
         await pilot.press("left_square_bracket")  # the original branch, as it was left
-        await wait_until(pilot, lambda: prompts(app) == ["first", "teh typo"], what="switch")
+        await until(pilot, lambda: prompts(app) == ["first", "teh typo"], what="switch")
     # Reopened, the conversation shows the branch chosen last.
     again = make_app(fake_config(fake_provider), tmp_path, history_file=db, continue_last=True)
     async with again.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: prompts(again) == ["first", "teh typo"], what="reopen")
-        await wait_until(pilot, lambda: markers(again) == ["1/2"], what="the marker")
+        await until(pilot, lambda: prompts(again) == ["first", "teh typo"], what="reopen")
+        await until(pilot, lambda: markers(again) == ["1/2"], what="the marker")
         assert answers(again) == ["one", "typo answer"]
 
 
@@ -166,7 +176,7 @@ async def test_regenerate_an_earlier_answer_sends_only_what_came_before_it(
         assert markers(app) == ["2/2"]
         await pilot.press("alt+up")
         await pilot.press("left_square_bracket")
-        await wait_until(pilot, lambda: prompts(app) == ["first", "teh typo"], what="switch")
+        await until(pilot, lambda: prompts(app) == ["first", "teh typo"], what="switch")
         assert answers(app) == [TALL, "typo answer"]
         assert markers(app) == ["1/2"]
         assert selected(app) == [TALL]
@@ -183,23 +193,23 @@ async def test_an_edit_or_a_switch_while_an_answer_streams_is_refused_and_loses_
     app = make_app(fake_config(fake_provider), tmp_path, history_file=db)
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "first")
-        await wait_drawn(pilot)
+        await wait_drawn(pilot, LOADED)
         await pilot.press("alt+up")
         await pilot.press("r")  # a second branch of the first answer, so [ has somewhere to go
         await settle(pilot, fake_provider, 2)
         await send(pilot, "a long one")
-        await wait_until(pilot, lambda: "word3" in app.pane.turn.text if app.pane.turn else False)
+        await until(pilot, lambda: "word3" in app.pane.turn.text if app.pane.turn else False)
         prompt = app.screen.query_one("#prompt", PromptInput)
         prompt.load_text("typed meanwhile")
         await pilot.press("alt+up", "alt+up")
         assert selected(app) == ["a long one"]
         await pilot.press("e")
-        await wait_until(pilot, lambda: notices(app) == [STILL_ANSWERING.format(what="edit")])
+        await until(pilot, lambda: notices(app) == [STILL_ANSWERING.format(what="edit")])
         await pilot.press("alt+up")
         assert selected(app) == ["one again"]  # the first answer, which has two branches
         await pilot.press("left_square_bracket")
         refused = STILL_ANSWERING.format(what="switch branches")
-        await wait_until(pilot, lambda: notices(app)[-1:] == [refused], what="the notice")
+        await until(pilot, lambda: notices(app)[-1:] == [refused], what="the notice")
         assert refused.startswith("Still answering — press Esc to stop it first")
         await pilot.press("escape")  # back to the prompt: the stream goes on
         assert app.focused is prompt
@@ -208,7 +218,7 @@ async def test_an_edit_or_a_switch_while_an_answer_streams_is_refused_and_loses_
         assert prompts(app) == ["first", "a long one"]
         assert len(fake_provider.requests) == 3
         await pilot.press("escape")  # now Esc stops the stream
-        await wait_until(pilot, lambda: not app.pane.streaming, what="the stop")
+        await until(pilot, lambda: not app.pane.streaming, what="the stop")
     with sqlite3.connect(db) as conn:
         texts = [row[0] for row in conn.execute("SELECT text FROM messages ORDER BY id")]
     assert texts[:3] == ["first", "one", "one again"]
@@ -223,7 +233,7 @@ async def test_the_keys_need_a_selection_and_say_what_they_do(
     app = make_app(fake_config(fake_provider), tmp_path, history_file=tmp_path / "h.sqlite3")
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "first")
-        await wait_drawn(pilot)
+        await wait_drawn(pilot, LOADED)
         prompt = app.screen.query_one("#prompt", PromptInput)
         await pilot.press("e", "r")  # typed: nothing is selected
         assert prompt.text == "er"
@@ -234,10 +244,10 @@ async def test_the_keys_need_a_selection_and_say_what_they_do(
         await pilot.press("alt+up")
         await pilot.press("e")  # an answer is selected: e says what it does instead
         said = "That is an answer: r regenerates it; e edits a prompt."
-        await wait_until(pilot, lambda: notices(app) == [said], what="notice")
+        await until(pilot, lambda: notices(app) == [said], what="notice")
         await pilot.press("left_square_bracket")
         said = "This message has no other branches."
-        await wait_until(pilot, lambda: notices(app)[-1:] == [said], what="notice")
+        await until(pilot, lambda: notices(app)[-1:] == [said], what="notice")
         await pilot.press("alt+down")  # below the last message: back to the prompt
         assert app.focused is prompt
         assert selected(app) == []
@@ -260,12 +270,12 @@ async def test_ctrl_l_on_an_edited_branch_replaces_that_branch_only(
         await two_exchanges(pilot)
         await pilot.press("alt+up", "alt+up", "e")
         prompt = app.screen.query_one("#prompt", PromptInput)
-        await wait_until(pilot, lambda: prompt.text == "teh typo", what="the edit")
+        await until(pilot, lambda: prompt.text == "teh typo", what="the edit")
         prompt.load_text("the fix")
         await pilot.press("enter")
         await settle(pilot, fake_provider, 3)
         await pilot.press("ctrl+l")  # the old way: replace the last exchange
-        await wait_until(pilot, lambda: prompt.text == "the fix", what="the last prompt")
+        await until(pilot, lambda: prompt.text == "the fix", what="the last prompt")
         prompt.load_text("the fix 2")
         await pilot.press("enter")
         await settle(pilot, fake_provider, 4)
@@ -282,8 +292,8 @@ async def test_ctrl_l_on_an_edited_branch_replaces_that_branch_only(
     assert not {"the fix", "fix answer"} & set(texts)  # the replaced one went
     again = make_app(fake_config(fake_provider), tmp_path, history_file=db, continue_last=True)
     async with again.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: prompts(again) == ["first", "the fix 2"], what="reopen")
-        await wait_until(pilot, lambda: markers(again) == ["2/2"], what="the marker")
+        await until(pilot, lambda: prompts(again) == ["first", "the fix 2"], what="reopen")
+        await until(pilot, lambda: markers(again) == ["2/2"], what="the marker")
         assert answers(again) == ["one", "fix 2 answer"]
 
 
@@ -294,11 +304,11 @@ async def test_without_history_the_branch_keys_say_why_they_cannot(
     app = make_app(fake_config(fake_provider), tmp_path)  # no history file: history is off
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, "first")
-        await wait_drawn(pilot)
+        await wait_drawn(pilot, LOADED)
         prompt = app.screen.query_one("#prompt", PromptInput)
         prompt.load_text("kept")
         await pilot.press("alt+up", "alt+up", "e")
-        await wait_until(pilot, lambda: NOT_STORED in notices(app), what="the notice")
+        await until(pilot, lambda: NOT_STORED in notices(app), what="the notice")
         assert prompt.text == "kept"
         assert prompt.border_title is None
 
@@ -318,8 +328,30 @@ async def test_a_long_chat_marks_the_branches_of_its_earlier_part_when_shown(
     store.close()
     app = make_app(fake_config(fake_provider), tmp_path, history_file=db, continue_last=True)
     async with app.run_test(size=SIZE) as pilot:
-        await wait_until(pilot, lambda: app.pane.transcript.query(EarlierMessages), what="top")
+        await until(pilot, lambda: app.pane.transcript.query(EarlierMessages), what="top")
         assert markers(app) == []
         app.pane.transcript.query_one(EarlierMessages).press()  # at the top, out of view
-        await wait_until(pilot, lambda: markers(app) == ["2/2"], what="the early marker")
+        await until(pilot, lambda: markers(app) == ["2/2"], what="the early marker")
         assert prompts(app)[0] == "early edited"
+
+
+async def test_a_search_hit_on_a_hidden_branch_opens_on_that_branch(
+    fake_provider: FakeProvider, tmp_path: Path
+) -> None:
+    db = tmp_path / "history.sqlite3"
+    store = Store.open(db)
+    conv = store.create_conversation()
+    store.add_user_message(conv, "first")
+    store.add_user_message(conv, "zebra crossing", parent=None)  # a second root
+    store.add_user_message(conv, "plain start", parent=None)  # the third, chosen last
+    store.close()
+    app = make_app(fake_config(fake_provider), tmp_path, history_file=db)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+o")
+        await until(pilot, lambda: isinstance(app.screen, HistoryScreen), what="history")
+        listed = app.screen.query_one(HistoryList)
+        await pilot.press(*"zebra")
+        await until(pilot, lambda: len(listed.summaries) == 1, what="the search")
+        await pilot.press("enter")
+        await until(pilot, lambda: prompts(app) == ["zebra crossing"], what="the hit")
+        assert markers(app) == ["2/3"]

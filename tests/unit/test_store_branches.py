@@ -242,3 +242,20 @@ def test_parent_pointers_that_loop_in_a_damaged_file_hang_nothing(tmp_path: Path
     assert texts(store, conv) == ["first", "answer one"]  # the loop is out of reach
     assert store.delete_messages_from(conv, p2) == 2  # and deleting it ends
     assert texts(store, conv) == ["first", "answer one"]
+
+
+def test_opening_a_search_hit_on_a_hidden_branch_shows_that_branch(tmp_path: Path) -> None:
+    store = Store.open(tmp_path / "h.sqlite3")
+    conv, (p1, a1, p2, _a2) = two_exchanges(store)
+    zebra = store.add_user_message(conv, "zebra crossing", parent=a1)
+    answer(store, conv, "stripes")
+    store.choose(p2)
+    (hit,) = store.search("zebra")
+    assert hit.hit_id == zebra
+    assert store.reveal(zebra, "zebra")
+    assert texts(store, conv) == ["first", "answer one", "zebra crossing", "stripes"]
+    # A hit the branch shown already holds (here: its first prompt) changes nothing.
+    assert not store.reveal(p1, "first")
+    store.choose(p2)
+    assert not store.reveal(zebra, "answer")  # "answer one" is on the branch shown
+    assert texts(store, conv)[2] == "teh typo"

@@ -134,6 +134,8 @@ class HistoryScreen(Screen[int | None]):
 
     def _open(self, summary: ConversationSummary | None) -> None:
         if summary is not None:
+            if summary.hit_id is not None and self.query_text.strip():
+                self.history.reveal(summary.hit_id, self.query_text)  # a hit on another branch
             self.dismiss(summary.id)
 
     def action_close(self) -> None:
