@@ -211,6 +211,20 @@ async def test_results_are_stored_with_their_calls_and_replayed_after_reopening(
     assert call.result == ToolResult(RESULT, False, ResultOrigin.MANUAL)
     replayed = continued_conversation(stored)
     assert [m.role for m in replayed.messages] == ["user", "assistant", "assistant"]
+    fake_provider.push(fake.stream(Api.CHAT, FINAL))
+    again = make_app(
+        tools_config(fake_provider), tmp_path, history_file=tmp_path / "h.db", continue_last=True
+    )
+    async with again.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: cards(again), 10, "the reopened card")
+        await pilot.pause()
+        (card,) = cards(again)
+        assert card.outcome.result_text == RESULT  # shown with its call
+        await send(pilot, "and tomorrow?")
+        await wait_until(pilot, lambda: len(fake_provider.requests) == 3, 10, "the next prompt")
+        messages = fake_provider.requests[2].json["messages"]
+        assert [m["role"] for m in messages] == ["user", "assistant", "tool", "assistant", "user"]
+        assert messages[2]["content"] == RESULT  # replayed on the follow-up
 
 
 async def pick(pilot: Pilot[Any], text: str) -> None:

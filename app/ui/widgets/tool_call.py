@@ -12,6 +12,7 @@ import json
 import time
 from typing import TYPE_CHECKING, TypeVar
 
+from textual import events
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
@@ -30,6 +31,7 @@ if TYPE_CHECKING:  # the outcome's rows and editor are loaded when a tool is fir
 INVALID_FLAG = "⚠ invalid JSON arguments (shown as sent)"
 PREVIEW_LINES = 8  # a longer result shows its start only, with its size
 PREVIEW_CHARS = 1200
+EXPANDED_CHARS = 64 * 1024  # drawn of a result opened by a click (the model got all of it)
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
 _T = TypeVar("_T")
 
@@ -62,7 +64,7 @@ def result_head(result: ToolResult) -> tuple[str, bool]:
         parts.append(json_note(result.content))
     parts.append(size_text(size))
     if long:
-        parts.append(f"{lines} lines, the start shown")
+        parts.append(f"{lines} lines")
     if result.arguments is not None:
         parts.append("run with edited arguments")
     return "  ·  ".join(parts), long
@@ -73,6 +75,14 @@ def result_preview(content: str) -> str:
     lines = content[: PREVIEW_CHARS * 2].split("\n")[:PREVIEW_LINES]
     shown = "\n".join(lines)[:PREVIEW_CHARS]
     return shown + ("…" if len(shown) < len(content) else "")
+
+
+def result_expanded(content: str) -> str:
+    """A long result opened: up to EXPANDED_CHARS characters, and how much more there is."""
+    if len(content) <= EXPANDED_CHARS:
+        return content
+    rest = size_text(len(content[EXPANDED_CHARS:].encode("utf-8", "replace")))
+    return content[:EXPANDED_CHARS] + f"\n… {rest} more, not drawn (the model got all of it)"
 
 
 def pretty_arguments(call: ToolCall) -> str:
@@ -118,8 +128,11 @@ class ToolCallCard(Vertical):
         self.outcome.show_result(result)
 
     def refresh_from_call(self) -> None:
-        """Redraw only when the call changed since the last tick."""
+        """Redraw only when the call changed since the last tick; a result the call already
+        has (a reopened conversation's) is shown with it."""
         call = self.call
+        if call.result is not None and not self.outcome.answered:
+            self.show_result(call.result)
         seen = (len(call.parts), call.closed, call.name, call.id)
         if seen == self._seen:
             return
@@ -164,7 +177,11 @@ class ToolOutcome(Vertical):
         self._started = 0.0
         self._what = ""
         self.result_text = ""  # the result as shown, for tests
+        self.head_text = ""
         self.answered = False
+        self.expanded = False
+        self._result: ToolResult | None = None
+        self._long = False
 
     def compose(self) -> ComposeResult:
         yield self._problem
@@ -240,14 +257,34 @@ class ToolOutcome(Vertical):
 
     def show_result(self, result: ToolResult) -> None:
         self.answered = True
+        self._result = result
         self.stopped_running()
-        head, long = result_head(result)
+        self._draw_result()
+
+    def _draw_result(self) -> None:
+        result = self._result
+        if result is None:
+            return
+        head, self._long = result_head(result)
+        if self._long:
+            head += "  ·  click to " + ("collapse" if self.expanded else "show more")
+        self.head_text = head
         self._head.update(Content(head))
         self._head.set_class(result.is_error, "-error")
         self._head.display = True
-        self.result_text = clean(result_preview(result.content) if long else result.content)
+        content = result.content
+        if self._long:
+            content = result_expanded(content) if self.expanded else result_preview(content)
+        self.result_text = clean(content)
         self._body.update(Content(self.result_text))
         self._body.display = bool(self.result_text)
+
+    def on_click(self, event: events.Click) -> None:
+        """A long result opens (up to EXPANDED_CHARS) and closes on a click."""
+        if self._long and event.widget in (self._head, self._body):
+            event.stop()
+            self.expanded = not self.expanded
+            self._draw_result()
 
 
 __all__ = [
