@@ -332,20 +332,46 @@ async def test_too_many_files_for_the_provider_keep_the_prompt_and_chips(
 async def test_a_provider_that_refuses_images_says_so_in_the_pane(
     files: Path, fake_provider: FakeProvider, tmp_path: Path
 ) -> None:
+    """Its own message in the pane; then ctrl+l gives the prompt back with its files as chips,
+    the image is removed, and the prompt goes again without it."""
     refusal = "This model does not support image inputs."
     fake_provider.push(
         fake.http_error(Api.CHAT, 400, "invalid_image", refusal), fake.stream(Api.CHAT)
     )
     app = make_app(fake_config(fake_provider), tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await type_in(pilot, "what is in @shot.png")
+        await type_in(pilot, "what is in @shot.png and @notes.md")
         await pilot.press("enter")
         await wait_drawn(pilot)
         assert refusal in screen_text(app)
-        assert "attached: shot.png (PNG, 69 B)" in screen_text(app)
+        assert "attached: shot.png (PNG, 69 B)  ·  notes.md (text, 12 B)" in screen_text(app)
         assert chips(app) == []
-        await type_in(pilot, "and without it?")  # the chat goes on
-        assert prompt(app).text == "and without it?"
+        await type_in(pilot, "@notes.txt draft ")
+        assert chips(app) == ["notes.txt"]
+        prompt(app).clear()  # the text typed is set aside; its chip stays
+        await pilot.press("ctrl+l")
+        await pilot.pause()
+        assert prompt(app).text == "what is in @shot.png and @notes.md"
+        assert chips(app) == ["shot.png", "notes.md"]  # the last prompt's, to edit
+        await pilot.press("escape")  # cancel: the chips there were come back
+        await pilot.pause()
+        assert chips(app) == ["notes.txt"]
+        await pilot.press("ctrl+l")
+        await pilot.pause()
+        await pilot.click(Chip)  # the image
+        await pilot.pause()
+        assert chips(app) == ["notes.md"]
+        prompt(app).focus()
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: len(fake_provider.requests) == 2)
+        await wait_drawn(pilot)
+        (user,) = fake_provider.requests[-1].json["messages"]
+        assert user["content"] == [
+            {"type": "text", "text": "what is in @shot.png and @notes.md"},
+            {"type": "text", "text": NOTES_PART},
+        ]
+        assert refusal not in screen_text(app)  # the refused exchange was replaced
+        assert chips(app) == []
 
 
 SNAP_ANSWER = (

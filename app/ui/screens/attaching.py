@@ -115,6 +115,23 @@ class Attaching:
     def __init__(self, chips: AttachmentChips, root: Path) -> None:
         self.chips = chips
         self.root = root
+        self._stashed: tuple[list[Attachment], set[str]] | None = None  # while editing
+
+    async def edit(self, text: str, attachments: tuple[Attachment, ...]) -> None:
+        """The last prompt is being edited: its files become the chips (one can be removed,
+        e.g. an image the provider refused); the chips there were come back on `cancel`."""
+        if self._stashed is None:
+            self._stashed = (list(self.chips.attachments), set(self.chips.handled))
+        await self.chips.replace(attachments, set(mentions(text)))  # its mentions are in them
+
+    async def cancel(self) -> None:
+        stashed, self._stashed = self._stashed, None
+        if stashed is not None:
+            await self.chips.replace(*stashed)
+
+    async def sent(self) -> None:
+        self._stashed = None
+        await self.chips.clear()
 
     async def mentions_closed(self, text: str, provider: ProviderConfig) -> str | None:
         """Attach the mentions the user has moved on from that name something; the message

@@ -392,21 +392,24 @@ class ChatScreen(BranchKeys, Screen[None]):
         await self.pane.retry()
         self.refresh_bindings()
 
-    def action_edit_last_prompt(self) -> None:
-        """Put the last prompt back in the input; sending it replaces the last exchange."""
+    async def action_edit_last_prompt(self) -> None:
+        """Put the last prompt back in the input (its files in the chips); sending it
+        replaces the last exchange."""
         last = self.pane.last_prompt()
         if last is None or self.pane.streaming:
             return
         self.editing = self.pane.conversation
+        await self.attaching.edit(last, self.pane.last_attachments())
         self.prompt.load_text(last)
         self.prompt.move_cursor(self.prompt.document.end)
         self.prompt.border_title = "editing the last prompt · Enter resends it · Esc cancels"
         self.prompt.focus()
         self.refresh_bindings()
 
-    def action_cancel_edit(self) -> None:
+    async def action_cancel_edit(self) -> None:
         self._end_edit()
         self.prompt.clear()
+        await self.attaching.cancel()
 
     def _end_edit(self) -> None:
         self.editing = None
@@ -426,25 +429,26 @@ class ChatScreen(BranchKeys, Screen[None]):
         if self.branches.edit is not None:
             await self.branches.send_edit(message.text)  # a new branch beside the prompt edited
             return
-        editing = self.editing
-        if editing is not None:
-            self._end_edit()
-            if editing is self.pane.conversation and await self.pane.replace_last_exchange(
-                message.text
-            ):
-                self.refresh_bindings()
-                return
         try:
             attachments = await self.attaching.for_send(message.text, self.pane.provider)
         except AttachmentError as exc:  # nothing sent: the prompt and its chips stay
             self.prompt.load_text(message.text)
             self.notify(str(exc), severity="error", markup=False)
             return
+        editing = self.editing
+        if editing is not None:
+            self._end_edit()
+            if editing is self.pane.conversation and await self.pane.replace_last_exchange(
+                message.text, attachments
+            ):
+                await self.attaching.sent()
+                self.refresh_bindings()
+                return
         if not await self.pane.send(message.text, attachments):
             self.prompt.load_text(message.text)
             self.notify("Still answering — press Esc to stop it first.", severity="warning")
         else:
-            await self.chips.clear()
+            await self.attaching.sent()
         self.refresh_bindings()
 
     def on_chat_pane_turn_drawn(self, message: ChatPane.TurnDrawn) -> None:

@@ -84,6 +84,12 @@ class AttachmentChips(HorizontalGroup):
         self.handled.clear()
         await self._redraw()
 
+    async def replace(self, attachments: Sequence[Attachment], handled: set[str]) -> None:
+        """Show these instead (the last prompt's, while it is edited)."""
+        self.attachments = list(attachments)
+        self.handled = set(handled)
+        await self._redraw()
+
     async def _redraw(self) -> None:
         await self.remove_children()
         await self.mount_all(Chip(a, i) for i, a in enumerate(self.attachments))

@@ -388,14 +388,24 @@ class ChatPane(Vertical):
         await self._start_turn()
         return True
 
+    def last_attachments(self) -> tuple[Attachment, ...]:
+        """The files sent with the last prompt."""
+        for message in reversed(self.conversation.messages):
+            if message.role == "user":
+                return message.attachments
+        return ()
+
     def last_prompt(self) -> str | None:
         for message in reversed(self.conversation.messages):
             if message.role == "user":
                 return message.text
         return None
 
-    async def replace_last_exchange(self, text: str) -> bool:
-        """Edit and resend: the last prompt and its answers go (screen, history, request)."""
+    async def replace_last_exchange(
+        self, text: str, attachments: tuple[Attachment, ...] = ()
+    ) -> bool:
+        """Edit and resend: the last prompt and its answers go (screen, history, request);
+        `text` and `attachments` are sent in their place."""
         if self.streaming or self.last_prompt() is None:
             return False
         messages = self.conversation.messages
@@ -410,7 +420,7 @@ class ChatPane(Vertical):
                 first -= 1  # the replaced prompt's `‹ 2/3 ›` goes with it
             await self.transcript.remove_children(children[first:])
         self.current = None
-        return await self.send(text)
+        return await self.send(text, attachments)
 
     async def show_stored(self, stored: StoredConversation, history: PaneHistory) -> None:
         """Replace the transcript with a finished conversation (its end, if it is long) and
