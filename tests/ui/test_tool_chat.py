@@ -261,3 +261,47 @@ async def test_choose_tools_turns_a_tool_off_for_the_next_prompt(
         await wait_until(pilot, lambda: len(fake_provider.requests) == 2, 10, "the request")
         await wait_idle(pilot)
         assert "tools" not in fake_provider.requests[1].json
+
+
+async def test_a_schema_the_provider_rejects_says_how_to_leave_the_tool_out(
+    tmp_path: Path, fake_provider: FakeProvider
+) -> None:
+    message = "Invalid schema for function 'get_weather': 'object' is not valid"
+    fake_provider.push(
+        fake.http_error(Api.CHAT, 400, "invalid_function_parameters", message),
+        fake.stream(Api.CHAT, FINAL),
+    )
+    app = make_app(tools_config(fake_provider), tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, PROMPT)
+        await wait_idle(pilot)
+        shown = " ".join(screen_text(app).split())
+        assert "Invalid schema for function 'get_weather'" in shown
+        notes = [str(n.message) for n in app._notifications]
+        assert any(n.startswith("The request offered tools (get_weather)") for n in notes)
+        await pilot.press("ctrl+p")
+        await pick(pilot, "Choose tools")
+        await pick(pilot, "get_weather")
+        await send(pilot, "again")
+        await wait_until(pilot, lambda: len(fake_provider.requests) == 2, 10, "the retry")
+        await wait_idle(pilot)
+        assert "tools" not in fake_provider.requests[1].json
+        assert "It is 21 °C." in screen_text(app)
+
+
+async def test_a_result_is_literal_text_on_the_card(
+    tmp_path: Path, fake_provider: FakeProvider
+) -> None:
+    fake_provider.push(fake.stream(Api.CHAT, calling("get_weather")), fake.stream(Api.CHAT, FINAL))
+    app = make_app(tools_config(fake_provider), tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, PROMPT)
+        editor = await wait_for(pilot, ToolTextEditor, "the result editor")
+        editor.insert("[bold red]hot[/] \x1b[31mred\x1b[0m")
+        await pilot.press("enter")
+        await wait_idle(pilot)
+        (card,) = cards(app)
+        assert "[bold red]hot[/]" in screen_text(app)
+        assert "\x1b" not in card.outcome.result_text
+        sent = fake_provider.requests[1].json["messages"][-1]["content"]
+        assert sent == "[bold red]hot[/] \x1b[31mred\x1b[0m"  # the model gets it as typed

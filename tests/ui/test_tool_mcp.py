@@ -249,3 +249,22 @@ async def test_always_in_one_answer_is_not_asked_again_in_the_next_round(
             '{"city": "Rome", "temp": 21}',
         )
         assert "Both done." in screen_text(app)
+
+
+async def test_a_server_that_fails_to_start_is_reported_and_skipped(
+    tmp_path: Path, fake_provider: FakeProvider
+) -> None:
+    fake_provider.push(fake.stream(Api.CHAT, FINAL))
+    servers = (server("bad", "--exit-at-start"), server())
+    app = mcp_app(fake_provider, tmp_path, servers=servers)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, PROMPT)
+        await wait_until(pilot, lambda: len(fake_provider.requests) == 1, 60, "the request")
+        await wait_idle(pilot)
+        (note,) = [str(n.message) for n in app._notifications]
+        assert note.startswith("MCP server 'bad' failed to start: ")
+        assert note.endswith("; its tools are skipped")
+        assert "cannot open the database" in note  # its last words, cleaned
+        assert "\x1b" not in note
+        offered = [t["function"]["name"] for t in fake_provider.requests[0].json["tools"]]
+        assert "get_weather" in offered  # the other server's tools are offered

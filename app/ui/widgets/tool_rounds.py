@@ -29,7 +29,7 @@ from app.tools.loop import (
 from app.tools.registry import Tool, ToolRegistry
 from app.ui.widgets.tool_call import ToolCallCard
 from app.wire.tools import ResultOrigin, ToolResult
-from app.wire.turn import ToolCall, Turn
+from app.wire.turn import ToolCall, Turn, TurnStatus
 
 if TYPE_CHECKING:
     from app.ui.widgets.assistant_turn import AssistantTurn
@@ -88,6 +88,15 @@ class PaneRounds:
         )
         self.outcome = await loop.run(pane.conversation, first)
         await self._say_end(self.outcome)
+        if self.outcome.last.status is TurnStatus.FAILED and len(self.outcome.rounds) == 1:
+            offered = ", ".join(kit.registry.names)
+            pane.notify(
+                f"The request offered tools ({offered}): if the provider rejected one's "
+                "schema, turn it off with 'Choose tools…' in the palette.",
+                severity="warning",
+                timeout=10,
+                markup=False,
+            )
 
     # -- the loop's callbacks ------------------------------------------------------------------
 
