@@ -35,30 +35,27 @@ async def test_each_pane_asks_its_own_approval_and_runs_its_own_call(
         await pilot.pause()
         cc, am = screen.panes
         rows: dict[Any, ApprovalRow] = {pane: pane.query_one(ApprovalRow) for pane in (cc, am)}
-        rows[cc].focus()
+        first = app.focused
+        assert first in rows.values()  # one row has the focus; the other waits its turn
         await pilot.press("r")
-        await wait_until(pilot, lambda: len(fakes[Api.CHAT].requests) == 2, 15, "cc's follow-up")
-        assert len(fakes[Api.MESSAGES].requests) == 1  # am still waits for its own answer
-        assert am.query(ApprovalRow)
-        rows[am].focus()
+        answered = next(p for p, r in rows.items() if r is first)
+        waiting = am if answered is cc else cc
+        await wait_until(pilot, lambda: app.focused is rows[waiting], 15, "the focus moves on")
         await pilot.press("d")
         await wait_until(
             pilot, lambda: len(fakes[Api.MESSAGES].requests) == 2, 15, "am's follow-up"
         )
         await wait_until(pilot, lambda: not cc.streaming and not am.streaming, 15, "both done")
+        ran, denied = (WEATHER, False), ("the user denied this call", True)
+        got = {answered: ran, waiting: denied}
+        content, is_error = got[cc]
         chat_follow_up = fakes[Api.CHAT].requests[1].json["messages"]
-        assert chat_follow_up[-1] == {"role": "tool", "tool_call_id": "call_1", "content": WEATHER}
+        assert chat_follow_up[-1] == {"role": "tool", "tool_call_id": "call_1", "content": content}
+        content, is_error = got[am]
+        block: dict[str, Any] = {"type": "tool_result", "tool_use_id": "call_1", "content": content}
+        if is_error:
+            block["is_error"] = True
         messages_follow_up = fakes[Api.MESSAGES].requests[1].json["messages"]
-        assert messages_follow_up[-1] == {
-            "role": "user",
-            "content": [
-                {
-                    "type": "tool_result",
-                    "tool_use_id": "call_1",
-                    "content": "the user denied this call",
-                    "is_error": True,
-                }
-            ],
-        }
+        assert messages_follow_up[-1] == {"role": "user", "content": [block]}
         assert app.tools.approvals is not None
         assert app.tools.approvals.tools == set()

@@ -13,6 +13,7 @@ from textual.pilot import Pilot
 from app.demo.frames import Answer
 from app.ui.app import TriptychApp
 from app.ui.widgets.tool_approval import KEYS_HINT, ROW_TEXT
+from app.ui.widgets.tool_call import DRAFTING
 from app.wire.engine import Api
 from tests.fakes import provider as fake
 from tests.fakes.provider import FakeProvider
@@ -268,3 +269,28 @@ async def test_a_server_that_fails_to_start_is_reported_and_skipped(
         assert "\x1b" not in note
         offered = [t["function"]["name"] for t in fake_provider.requests[0].json["tools"]]
         assert "get_weather" in offered  # the other server's tools are offered
+
+
+async def test_a_draft_being_typed_keeps_the_focus_and_shift_tab_reaches_the_row(
+    tmp_path: Path, fake_provider: FakeProvider
+) -> None:
+    fake_provider.push(
+        fake.stream(Api.CHAT, calling("get_weather"), delay=0.2), fake.stream(Api.CHAT, FINAL)
+    )
+    app = mcp_app(fake_provider, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, PROMPT)
+        prompt = app.screen.query_one("#prompt")
+        await pilot.press(*"draft")  # typed while the answer streams
+        await wait_for(pilot, ApprovalRow, "the approval row")
+        assert app.focused is prompt  # a key meant for the draft does not answer the row
+        assert DRAFTING in [str(n.message) for n in app._notifications]
+        await pilot.press("d")
+        assert app.screen.query(ApprovalRow)
+        await pilot.press("shift+tab")
+        assert isinstance(app.focused, ApprovalRow)
+        await pilot.press("r")
+        await wait_idle(pilot)
+        assert tool_message(fake_provider.requests[1].json)["content"] == WEATHER
+        assert app.focused is prompt
+        assert prompt.text == "draftd"  # nothing typed was lost

@@ -33,6 +33,8 @@ PREVIEW_LINES = 8  # a longer result shows its start only, with its size
 PREVIEW_CHARS = 1200
 EXPANDED_CHARS = 64 * 1024  # drawn of a result opened by a click (the model got all of it)
 SPINNER = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+ASKING = "-tool-asking"  # an approval row or editor waiting for the user
+DRAFTING = "A tool call waits for your answer: shift+tab reaches it (your draft stays)."
 _T = TypeVar("_T")
 
 
@@ -43,6 +45,13 @@ def json_note(text: str) -> str:
     except ValueError:
         return "text"
     return "JSON"
+
+
+def _drafting(focused: Widget | None) -> bool:
+    """The user is typing in the prompt (a text area with text that is not ours)."""
+    from textual.widgets import TextArea
+
+    return isinstance(focused, TextArea) and bool(focused.text) and not focused.has_class(ASKING)
 
 
 def size_text(count: int) -> str:
@@ -190,22 +199,42 @@ class ToolOutcome(Vertical):
         yield self._body
 
     async def ask(self, widget: Widget, answer: asyncio.Future[_T]) -> _T:
-        """Mount `widget` here, focused, until `answer` is set; then it goes and the focus
-        goes back to where it was."""
-        before = self.screen.focused
+        """Mount `widget` here until `answer` is set, then remove it.
+
+        It takes the focus unless the user is typing a draft in the prompt (a key meant for
+        the draft must not answer it: they are told, and shift+tab reaches it) or is answering
+        another call (another pane's): the next one waiting gets the focus when that is done,
+        and when none is left the focus goes back to where it was."""
+        screen = self.screen
+        before = screen.focused
+        widget.add_class(ASKING)
         await self.mount(widget)
-        widget.focus()
+        if before is not None and before.has_class(ASKING):
+            before = None  # the other call's answer gives the focus on
+        elif _drafting(before):
+            self.app.notify(DRAFTING, timeout=6, markup=False)
+        else:
+            widget.focus()
         widget.scroll_visible()
         try:
             return await answer
         finally:
-            back = before is not None and before.is_attached and self.screen.focused is widget
+            focused = screen.focused is widget
             # Hidden first, removed after the next refresh: a widget pruned while the
             # compositor still holds it would be drawn without its styles (a TextArea raises).
             widget.display = False
+            widget.remove_class(ASKING)
             self.call_after_refresh(widget.remove)
-            if back and before is not None:
+            waiting = [w for w in screen.query(f".{ASKING}") if w.display]
+            if focused and waiting:
+                waiting[0].focus()
+                waiting[0].scroll_visible()
+            elif focused and before is not None and before.is_attached:
                 before.focus()
+            elif focused:
+                prompt = screen.query("#prompt")
+                if prompt:
+                    prompt.first().focus()
 
     async def approval(self) -> Choice:
         from app.ui.widgets.tool_approval import ApprovalRow
