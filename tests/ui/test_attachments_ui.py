@@ -20,7 +20,7 @@ from textual.widgets import Input
 
 from app.settings.config import AttachmentLimits
 from app.ui.app import TriptychApp
-from app.ui.screens.attaching import AttachDialog
+from app.ui.screens.attaching import EDIT_HINT, AttachDialog
 from app.ui.widgets.attachment_chips import AttachmentChips, Chip
 from app.ui.widgets.prompt import PromptInput
 from app.ui.widgets.user_message import UserMessage
@@ -192,6 +192,22 @@ async def test_a_chip_pressed_is_removed_and_not_attached_again(
         ]
 
 
+async def test_a_chip_reached_with_tab_is_removed_with_delete(
+    files: Path, fake_provider: FakeProvider, tmp_path: Path
+) -> None:
+    app = make_app(fake_config(fake_provider), tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await type_in(pilot, "read @notes.md @shot.png ")
+        await pilot.press("tab")
+        assert isinstance(app.focused, Chip)
+        assert app.focused.attachment.name == "notes.md"
+        await pilot.press("delete")
+        await pilot.pause()
+        assert chips(app) == ["shot.png"]
+        assert prompt(app).text == "read @notes.md @shot.png "
+        assert notices(app) == ["Removed notes.md."]
+
+
 BAD_MENTIONS = [
     ("a @src folder", "src: is a directory, not a file"),
     ("this @fake.png one", "fake.png: named .png but is not a PNG image"),
@@ -345,6 +361,7 @@ async def test_a_provider_that_refuses_images_says_so_in_the_pane(
         await wait_drawn(pilot)
         assert refusal in screen_text(app)
         assert "attached: shot.png (PNG, 69 B)  ·  notes.md (text, 12 B)" in screen_text(app)
+        assert notices(app)[-1] == EDIT_HINT  # how to send it again without the image
         assert chips(app) == []
         await type_in(pilot, "@notes.txt draft ")
         assert chips(app) == ["notes.txt"]

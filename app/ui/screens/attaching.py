@@ -33,6 +33,7 @@ from app.settings.config import ProviderConfig
 from app.ui.widgets.at_paths import PathSuggester, existing, looks_like_a_file, mentions, resolve
 from app.ui.widgets.attachment_chips import AttachmentChips, describe
 from app.wire.attachment import Attachment
+from app.wire.turn import Turn, TurnStatus
 
 KINDS_TAKEN = "an image (PNG, JPEG, WebP, GIF), a PDF or a text file"
 
@@ -109,6 +110,19 @@ class AttachDialog(ModalScreen[Attachment | None]):
         self.dismiss(None)
 
 
+EDIT_HINT = (
+    "The provider refused this prompt with its files: ctrl+l gives it back with them as chips "
+    "(press one to remove it), Enter sends it again."
+)
+
+
+def refused_with_files(turn: Turn, attachments: tuple[Attachment, ...]) -> str | None:
+    """What to say when the provider refused a prompt that carried files (before any answer
+    came, e.g. images to a model without vision): how to send it again without them."""
+    refused = turn.status is TurnStatus.FAILED and not (turn.text_parts or turn.calls)
+    return EDIT_HINT if refused and attachments else None
+
+
 class Attaching:
     """The chat screen's attachments: its chips, the directory mentions are read from."""
 
@@ -182,4 +196,4 @@ class Attaching:
         return f"Attached {describe(attachment)}."
 
 
-__all__ = ["KINDS_TAKEN", "AttachDialog", "Attaching", "load"]
+__all__ = ["EDIT_HINT", "KINDS_TAKEN", "AttachDialog", "Attaching", "load", "refused_with_files"]

@@ -30,7 +30,7 @@ from app.providers.attachments import AttachmentError
 from app.store import ExportFormat
 from app.ui.clipboard import copy_text
 from app.ui.palette import Choice, ScreenCommands
-from app.ui.screens.attaching import AttachDialog, Attaching
+from app.ui.screens.attaching import AttachDialog, Attaching, refused_with_files
 from app.ui.screens.branching import (
     BRANCH_BINDINGS,
     CANCEL_BRANCH_EDIT,
@@ -453,6 +453,9 @@ class ChatScreen(BranchKeys, Screen[None]):
 
     def on_chat_pane_turn_drawn(self, message: ChatPane.TurnDrawn) -> None:
         self.refresh_bindings()
+        hint = refused_with_files(message.turn, self.pane.last_attachments())
+        if hint is not None:
+            self.notify(hint, timeout=10)
 
 
 __all__ = ["HISTORY_KEY", "ChatCommands", "ChatScreen"]

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
+from textual.binding import Binding, BindingType
 from textual.containers import HorizontalGroup
 from textual.content import Content
 from textual.message import Message
@@ -52,6 +54,9 @@ class Chip(Button):
     DEFAULT_CSS = """
     Chip { margin: 0 1 0 0; width: auto; }
     """
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("delete,backspace", "press", "remove", tooltip="this file from the next prompt")
+    ]
 
     def __init__(self, attachment: Attachment, index: int) -> None:
         super().__init__(Content(f"{describe(attachment)} ✕"), compact=True)
