@@ -344,6 +344,11 @@ class TriptychApp(ChatHost):
     ) -> None:
         pick_tools(self)
 
+    def on_compare_screen_choose_tools_requested(
+        self, message: CompareScreen.ChooseToolsRequested
+    ) -> None:
+        pick_tools(self)
+
     def on_chat_screen_leaderboard_requested(
         self, message: ChatScreen.LeaderboardRequested
     ) -> None:

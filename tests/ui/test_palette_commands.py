@@ -46,6 +46,7 @@ COMPARE = [
     "Continue with selected pane alone",
     "New comparison",
     "Toggle reasoning panes",
+    "Choose tools…",
     "Copy selected pane's answer",
     "Export comparison as Markdown",
     "Export comparison as JSON",

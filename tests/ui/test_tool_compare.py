@@ -7,15 +7,18 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from app.settings.config import ToolConfig
 from app.wire.engine import Api
 from tests.fakes import provider as fake
 from tests.fakes.provider import FakeProvider
 from tests.ui.compare_helpers import ask, compare_screen, config_for
 from tests.ui.helpers import make_app, wait_until
-from tests.ui.tool_helpers import FINAL, ApprovalRow, calling, server
+from tests.ui.test_tool_chat import pick
+from tests.ui.tool_helpers import FINAL, LOCAL, ApprovalRow, calling, server
 
 WIDE = (160, 48)
 WEATHER = '{"city": "Paris", "temp": 21}'
+TIME = ToolConfig("get_time", "The time now")
 
 
 async def test_each_pane_asks_its_own_approval_and_runs_its_own_call(
@@ -59,3 +62,26 @@ async def test_each_pane_asks_its_own_approval_and_runs_its_own_call(
         assert messages_follow_up[-1] == {"role": "user", "content": [block]}
         assert app.tools.approvals is not None
         assert app.tools.approvals.tools == set()
+
+
+async def test_choose_tools_in_the_comparison_palette_applies_to_every_pane(
+    tmp_path: Path, fakes: dict[Api, FakeProvider]
+) -> None:
+    for api in (Api.CHAT, Api.MESSAGES):
+        fakes[api].push(fake.stream(api, FINAL))
+    config = replace(config_for(fakes), tools={LOCAL.name: LOCAL, "get_time": TIME})
+    app = make_app(config, tmp_path, compare=["cc", "am"])
+    async with app.run_test(size=WIDE) as pilot:
+        await wait_until(pilot, lambda: len(compare_screen(app).panes) == 2, what="two panes")
+        await pilot.press("ctrl+p")
+        await pick(pilot, "Choose tools")
+        await pick(pilot, "get_weather")
+        assert app.tools.off == {"get_weather"}
+        await ask(pilot, "what time is it?")
+        screen = compare_screen(app)
+        await wait_until(
+            pilot, lambda: all(not p.streaming and p.turn for p in screen.panes), 15, "answers"
+        )
+        chat_tools = fakes[Api.CHAT].requests[0].json["tools"]
+        assert [t["function"]["name"] for t in chat_tools] == ["get_time"]
+        assert [t["name"] for t in fakes[Api.MESSAGES].requests[0].json["tools"]] == ["get_time"]

@@ -111,6 +111,9 @@ class CompareScreen(CompareWire):
             self.record = record
             self.fmt: ExportFormat = fmt
 
+    class ChooseToolsRequested(Message):
+        """ "Choose tools…": which configured tools every pane offers with the next prompts."""
+
     class ToggleReasoningRequested(Message):
         """Ctrl+R: open or close every reasoning pane; the app says, through
         `keep_reasoning_open`, whether new turns start with theirs open."""
@@ -559,6 +562,11 @@ class CompareScreen(CompareWire):
             Choice("Continue with selected pane alone", self.action_continue_alone, where),
             Choice("New comparison", self.action_new_comparison, "clear every pane"),
             Choice("Toggle reasoning panes", self.action_toggle_reasoning, "ctrl+r"),
+            Choice(
+                "Choose tools…",
+                lambda: self.post_message(self.ChooseToolsRequested()),
+                "which tools every pane offers",
+            ),
             Choice("Copy selected pane's answer", self._copy_answer, where),
             Choice("Export comparison as Markdown", partial(self._export, "md"), "exports/"),
             Choice("Export comparison as JSON", partial(self._export, "json"), "exports/"),
