@@ -11,7 +11,7 @@ from __future__ import annotations
 import zlib
 
 from app.providers.capture import rebuild
-from app.providers.record import RecordingError, read_lines, recording_text
+from app.providers.record import RecordingError, read_lines, recording_lines
 from app.wire.engine import Api
 from app.wire.exchange import CapturedExchange
 
@@ -23,8 +23,14 @@ class KeptStreamError(ValueError):
 
 
 def pack(exchange: CapturedExchange) -> bytes:
-    """The compressed recording of the exchange (and of one it replaced)."""
-    return zlib.compress(recording_text(exchange).encode("utf-8"), 6)
+    """The compressed recording of the exchange (and of one it replaced), compressed as its
+    lines are made: the whole text of a long answer's recording is never held (issue 12)."""
+    compressor = zlib.compressobj(6)
+    packed = bytearray()
+    for line in recording_lines(exchange):
+        packed += compressor.compress(line.encode("utf-8"))
+    packed += compressor.flush()
+    return bytes(packed)
 
 
 def recording_of(blob: bytes) -> str:

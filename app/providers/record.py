@@ -30,7 +30,7 @@ import base64
 import json
 import math
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -198,48 +198,62 @@ class RecordedExchange:
 def exchange_lines(exchange: CapturedExchange, number: int = 1) -> list[str]:
     """The recording's lines for one captured exchange (redacted when captured), so what the
     inspector saw can be saved, replayed and attached to a bug report."""
+    return list(_exchange_lines(exchange, number))
+
+
+def _exchange_lines(exchange: CapturedExchange, number: int) -> Iterator[str]:
+    """`exchange_lines` one at a time: a long answer's recording is never all in memory at
+    once while it is compressed for the history (issue 12)."""
     request = exchange.request
-    lines: list[dict[str, Any]] = [
-        {
-            "type": "request",
-            "format": FORMAT,
-            "time": request.time,
-            "method": request.method,
-            "url": request.url,
-            "headers": request.headers,
-            "body": request.body,
-        }
-    ]
+    head: dict[str, Any] = {
+        "type": "request",
+        "format": FORMAT,
+        "time": request.time,
+        "method": request.method,
+        "url": request.url,
+        "headers": request.headers,
+        "body": request.body,
+    }
+    yield _line(head, number)
     if exchange.status is not None:
         t = (exchange.response_ms or 0.0) / 1000
-        lines.append({"type": "response", "t": t, "status": exchange.status,
-                      "headers": exchange.headers})  # fmt: skip
+        yield _line({"type": "response", "t": t, "status": exchange.status,
+                     "headers": exchange.headers}, number)  # fmt: skip
     for read in exchange.reads:
         line: dict[str, Any] = {"type": "data", "t": read.at_ms / 1000}
         try:
             line["text"] = read.data.decode("utf-8")
         except UnicodeDecodeError:
             line["base64"] = base64.b64encode(read.data).decode("ascii")
-        lines.append(line)
+        yield _line(line, number)
     end = {"type": "end", "t": (exchange.ended_ms or 0.0) / 1000,
            "outcome": exchange.outcome or "eof", "detail": exchange.detail}  # fmt: skip
     if exchange.cut:
         end["cut_bytes"] = exchange.total_bytes - exchange.kept_bytes  # past the kept limit
-    lines.append(end)
-    return [json.dumps({**line, "n": number}, ensure_ascii=False) for line in lines]
+    yield _line(end, number)
 
 
-def recording_text(exchange: CapturedExchange) -> str:
-    """A whole recording file's text for a captured answer: an exchange it replaced (a retry
-    without `stream_options`) first, each numbered."""
+def _line(fields: dict[str, Any], number: int) -> str:
+    fields["n"] = number
+    return json.dumps(fields, ensure_ascii=False)
+
+
+def recording_lines(exchange: CapturedExchange) -> Iterator[str]:
+    """A whole recording file's lines (each ending in a newline) for a captured answer: an
+    exchange it replaced (a retry without `stream_options`) first, each numbered."""
     chain: list[CapturedExchange] = []
     current: CapturedExchange | None = exchange
     while current is not None:
         chain.insert(0, current)
         current = current.retried
-    return "".join(
-        line + "\n" for number, item in enumerate(chain, 1) for line in exchange_lines(item, number)
-    )
+    for number, item in enumerate(chain, 1):
+        for line in _exchange_lines(item, number):
+            yield line + "\n"
+
+
+def recording_text(exchange: CapturedExchange) -> str:
+    """`recording_lines` as one text."""
+    return "".join(recording_lines(exchange))
 
 
 def write_recording(path: Path, exchange: CapturedExchange) -> None:
@@ -390,6 +404,7 @@ __all__ = [
     "exchange_lines",
     "read_lines",
     "read_recording",
+    "recording_lines",
     "recording_text",
     "redact_headers",
     "write_recording",
