@@ -71,9 +71,9 @@ def last_answers(stored: StoredConversation, panes: Iterable[int]) -> dict[int, 
     wanted = set(panes)
     answers: dict[int, int] = {}
     for message in reversed(stored.messages):
-        if message.role == "user":
+        if message.role == "user" and message.pane is None:  # not a pane's own edit
             break
-        if message.pane in wanted and message.pane not in answers:
+        if message.role == "assistant" and message.pane in wanted and message.pane not in answers:
             answers[message.pane] = message.id
     return answers
 

@@ -22,7 +22,7 @@ from typing import Any
 
 from app.providers.kept_stream import KeptStreamError, pack, recording_of, unpack
 from app.settings.paths import data_dir
-from app.store import queries
+from app.store import pane_trees, queries
 from app.store.branches import AT_END, branch_view, is_tree, next_chosen, parent_for, tree_of
 from app.store.errors import ConversationNotFound, StoreError, too_new, unusable
 from app.store.health import damaged_log
@@ -33,6 +33,7 @@ from app.store.records import (
     ConversationSummary,
     Kind,
     StoredConversation,
+    StoredMessage,
     in_reading_order,
     row_to_attachment,
     row_to_message,
@@ -239,21 +240,27 @@ class Store:
         attachments: Sequence[Attachment] = (),
         *,
         parent: int | None = AT_END,
+        pane: int | None = None,
     ) -> int:
         """Store a prompt with its files; committed before this returns, so before any request
         is sent. A file's content is stored once, however many prompts carry it. In a chat it
         follows `parent` (an edit: a sibling of the prompt edited), by default the end of the
-        chosen path, and becomes the chosen branch."""
+        chosen path, and becomes the chosen branch. In a comparison a prompt is shared by every
+        pane, each placing it at the end of its own chosen path; with `pane` it is that pane's
+        own (an edit in that pane only), following `parent` in its tree."""
         now = self.clock()
         with self._write() as conn:
             self._touch(conn, conv_id, now)
+            panes = self._pane_trees(conn, conv_id, pane)
             cur = conn.execute(
-                "INSERT INTO messages (conversation_id, role, text, parent_id, chosen, "
-                "created_at, updated_at) VALUES (?, 'user', ?, ?, ?, ?, ?)",
+                "INSERT INTO messages (conversation_id, role, text, parent_id, chosen, pane, "
+                "created_at, updated_at) VALUES (?, 'user', ?, ?, ?, ?, ?, ?)",
                 (conv_id, text, parent_for(conn, conv_id, parent), next_chosen(conn, conv_id),
-                 now, now),
+                 None if panes is None else pane, now, now),
             )  # fmt: skip
             message_id = _rowid(cur)
+            for each in panes or ():
+                pane_trees.link(conn, conv_id, message_id, each, AT_END if pane is None else parent)
             for position, a in enumerate(attachments):
                 conn.execute(
                     "INSERT OR IGNORE INTO attachments (sha256, media_type, kind, size, data) "
@@ -282,10 +289,12 @@ class Store:
         names the prompt it answers when later prompts are already stored (a batch stores
         every repeat of a prompt before the answers, which arrive in any order). In a chat it
         follows `parent` (a regenerated answer: a sibling of the one regenerated), by default
-        the end of the chosen path, and becomes the chosen branch."""
+        the end of the chosen path, and becomes the chosen branch; in a comparison, so in its
+        pane's own tree."""
         now = self.clock()
         with self._write() as conn:
             self._touch(conn, conv_id, now)
+            panes = self._pane_trees(conn, conv_id, pane)  # a comparison: this pane's tree
             cur = conn.execute(
                 "INSERT INTO messages (conversation_id, role, status, provider, model, api, pane,"
                 " reply_to, parent_id, chosen, owner, created_at, updated_at)"
@@ -294,6 +303,8 @@ class Store:
                  reply_to, parent_for(conn, conv_id, parent), next_chosen(conn, conv_id),
                  self.owner, now, now),
             )  # fmt: skip
+            if panes is not None:
+                pane_trees.link(conn, conv_id, _rowid(cur), pane, parent)
         return _rowid(cur)
 
     def save_turn(
@@ -374,6 +385,43 @@ class Store:
             )
         return _rowid(cur)
 
+    def carry_pane(self, conv_id: int, source: int, target: int) -> None:
+        """A pane added to a comparison carries on pane `source`'s chosen path: its prompts
+        join `target`'s tree in that order and its answers are copied there (each under the
+        prompt it answers); `target` then branches on its own."""
+        now = self.clock()
+        copied = ", ".join(_COPIED)
+        with self._write() as conn:
+            if not pane_trees.is_pane_tree(conn, conv_id):
+                raise ConversationNotFound(f"no comparison {conv_id} in the history")
+            path = pane_trees.pane_tree(conn, conv_id, source).chosen_path()
+            roles = dict(
+                conn.execute(
+                    "SELECT id, role FROM messages WHERE conversation_id = ?", (conv_id,)
+                ).fetchall()
+            )
+            conn.execute(
+                "DELETE FROM pane_links WHERE conversation_id = ? AND pane = ?", (conv_id, target)
+            )
+            parent: int | None = None
+            prompt: int | None = None
+            for message_id in path:
+                if roles.get(message_id) == "user":
+                    node = prompt = message_id
+                elif roles.get(message_id) == "assistant" and prompt is not None:
+                    cur = conn.execute(
+                        f"INSERT INTO messages (conversation_id, {copied}, pane, reply_to, "
+                        f"chosen, created_at, updated_at) SELECT conversation_id, {copied}, ?, "
+                        "?, 0, ?, ? FROM messages WHERE id = ?",
+                        (target, prompt, now, now, message_id),
+                    )
+                    node = _rowid(cur)
+                else:
+                    continue
+                pane_trees.link(conn, conv_id, node, target, parent)
+                parent = node
+            self._touch(conn, conv_id, now)
+
     def rename(self, conv_id: int, title: str) -> None:
         with self._write() as conn:
             cur = conn.execute("UPDATE conversations SET title = ? WHERE id = ?", (title, conv_id))
@@ -437,9 +485,10 @@ class Store:
                 )
         return True
 
-    def choose(self, message_id: int) -> None:
+    def choose(self, message_id: int, *, pane: int | None = None) -> None:
         """Show this branch: the message becomes the chosen one among its siblings (what
-        follows it keeps its own choices)."""
+        follows it keeps its own choices). In a comparison, among its siblings in `pane`'s
+        tree (the other panes keep theirs)."""
         with self._write() as conn:
             row = conn.execute(
                 "SELECT conversation_id FROM messages WHERE id = ?", (message_id,)
@@ -447,10 +496,13 @@ class Store:
             if row is None:
                 raise ConversationNotFound(f"no message {message_id} in the history")
             conv_id = row[0]
-            conn.execute(
-                "UPDATE messages SET chosen = ? WHERE id = ?",
-                (next_chosen(conn, conv_id), message_id),
-            )
+            if pane is not None and pane_trees.is_pane_tree(conn, conv_id):
+                pane_trees.choose(conn, conv_id, message_id, pane)
+            else:
+                conn.execute(
+                    "UPDATE messages SET chosen = ? WHERE id = ?",
+                    (next_chosen(conn, conv_id), message_id),
+                )
             self._touch(conn, conv_id, self.clock())
 
     def save_stream(self, turn_id: int, exchange: CapturedExchange) -> bool:
@@ -540,8 +592,13 @@ class Store:
         for f in files:
             attached.setdefault(f["message_id"], []).append(row_to_attachment(f))
         messages = [row_to_message(r, tuple(attached.get(r["id"], ()))) for r in rows]
+        paths: dict[int, list[StoredMessage]] = {}
         if row["kind"] == "chat":
             messages = branch_view(messages, all_branches=all_branches)
+        elif row["kind"] == "compare":
+            with self._read() as conn:
+                views = pane_trees.pane_views(conn, conv_id, messages, everything=all_branches)
+            messages, paths = views.shown, views.paths
         else:
             messages = in_reading_order(messages)
         return StoredConversation(
@@ -554,6 +611,7 @@ class Store:
             messages=messages,
             batch_id=row["batch_id"],
             blind=bool(row["blind"]),
+            pane_paths=paths,
         )
 
     def last_conversation_id(self) -> int | None:
@@ -579,6 +637,18 @@ class Store:
             yield
         except sqlite3.Error as exc:
             raise StoreError(unusable(self.path, exc)) from exc
+
+    @staticmethod
+    def _pane_trees(conn: sqlite3.Connection, conv_id: int, pane: int | None) -> list[int] | None:
+        """The panes whose trees a message about to be added goes into: `pane`'s, or every
+        pane's for a shared prompt (None); None outside a comparison. Each pane's flat past is
+        linked first, so the new message follows what it showed."""
+        if not pane_trees.is_pane_tree(conn, conv_id):
+            return None
+        panes = sorted(pane_trees.known_panes(conn, conv_id)) if pane is None else [pane]
+        for each in panes:
+            pane_trees.ensure_linked(conn, conv_id, each)
+        return panes
 
     def _touch(self, conn: sqlite3.Connection, conv_id: int, now: float) -> None:
         cur = conn.execute("UPDATE conversations SET updated_at = ? WHERE id = ?", (now, conv_id))

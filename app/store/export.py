@@ -120,6 +120,10 @@ def to_json(
         "updated_at": _iso(conv.updated_at),
         "messages": [_message_dict(m, streams, branches=branches) for m in conv.messages],
     }
+    if _branched(conv):  # a comparison whose panes went their own ways: each one's path
+        document["pane_paths"] = {
+            str(p): [m.id for m in path] for p, path in conv.pane_paths.items()
+        }
     text = json.dumps(document, ensure_ascii=False, indent=2)
     # json escapes C0 controls itself; escape C1 and the invisible ones too, so nothing in it
     # acts on a terminal or hides there.
@@ -134,6 +138,8 @@ def _message_dict(
         out.update(parent_id=m.parent_id, level=m.level, branch=list(_branch(m)))
     out["created_at"] = _iso(m.created_at)
     turn = m.turn
+    if turn is None and m.pane is not None:
+        out["pane"] = m.pane  # a comparison's prompt sent in that pane only (an edit)
     if turn is None:
         out["attachments"] = [
             {
@@ -199,6 +205,15 @@ def _iso(timestamp: float) -> str:
     return datetime.fromtimestamp(timestamp).astimezone().isoformat(timespec="seconds")
 
 
+def _branched(conv: StoredConversation) -> bool:
+    """Some pane of a comparison has another branch, or a prompt of its own."""
+    return any(
+        len(m.siblings) > 1 or (m.role == "user" and m.pane is not None)
+        for path in conv.pane_paths.values()
+        for m in path
+    )
+
+
 def _branch(m: StoredMessage) -> tuple[int, int]:
     """Which of its siblings a message is (1-based) and how many there are."""
     return (m.siblings.index(m.id) + 1 if m.id in m.siblings else 1), max(len(m.siblings), 1)
@@ -236,7 +251,7 @@ def _message_lines(
     """One prompt or answer as Markdown lines, each paragraph followed by a blank line."""
     lines: list[str] = []
     if m.turn is None:
-        lines += ["## You", "", m.text, ""]
+        lines += ["## You" if m.pane is None else f"## You (pane {m.pane})", "", m.text, ""]
         if m.attachments:
             lines += [_attached(a) for a in m.attachments] + [""]
         return "\n".join(lines).split("\n")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from app.wire.attachment import KINDS as ATTACHMENT_KINDS
@@ -99,6 +99,17 @@ class StoredConversation:
     messages: list[StoredMessage] = field(default_factory=list)
     batch_id: int | None = None  # the run a conversation of kind "batch" belongs to
     blind: bool = False  # a blind comparison: who is who stays hidden until each vote
+    # A comparison's: each pane's chosen path (its prompts and answers, each knowing its
+    # siblings in that pane's tree); `messages` holds what lies on any of them.
+    pane_paths: dict[int, list[StoredMessage]] = field(default_factory=dict)
+
+    def for_pane(self, pane: int) -> StoredConversation:
+        """What one pane of a comparison shows and sends: its own chosen path (a chat, or a
+        pane with no path, as it is)."""
+        path = self.pane_paths.get(pane)
+        if path is None:
+            return self
+        return replace(self, messages=list(path), pane_paths={})
 
     @property
     def panes(self) -> list[PaneInfo]:
@@ -114,20 +125,49 @@ class StoredConversation:
         """The panes that answered the last answered prompt, as they answered it: the panes a
         comparison showed when it was left (one removed before that prompt is not among them).
         All panes when no prompt has an answer."""
+        if self.pane_paths:  # each pane on its own branch: whether it answered its last
+            return self._last_round_by_pane() or self.panes
         answered: dict[int, PaneInfo] = {}
         for m in reversed(self.messages):
-            if m.role == "user" and answered:
+            if m.role == "user" and m.pane is None and answered:  # a pane's own edit: not one
                 break
             if m.role == "assistant" and m.pane is not None and m.pane not in answered:
                 answered[m.pane] = PaneInfo(m.pane, m.provider or "", m.model or "", m.api or "")
         return [answered[p] for p in sorted(answered)] or self.panes
 
+    def _last_round_by_pane(self) -> list[PaneInfo]:
+        """The panes that answered the last answered prompt they share (one removed before it
+        was linked to it without answering), and those whose chosen branch leaves it out (it
+        went its own way at an earlier message): each as its branch last answered."""
+        answered: set[int] = set()  # the shared prompts some pane's branch answers
+        for path in self.pane_paths.values():
+            prompt: int | None = None
+            for m in path:
+                if m.role == "user" and m.pane is None:
+                    prompt = m.id
+                elif m.role == "assistant" and prompt is not None:
+                    answered.add(prompt)
+        latest = max(answered, default=None)
+        found: list[PaneInfo] = []
+        for pane, path in sorted(self.pane_paths.items()):
+            ids = [m.id for m in path]
+            segment = path
+            if latest in ids:  # its answers to that prompt, up to the next shared one
+                segment = path[ids.index(latest) + 1 :]
+                ends = [i for i, m in enumerate(segment) if m.role == "user" and m.pane is None]
+                segment = segment[: ends[0]] if ends else segment
+            answers = [m for m in segment if m.role == "assistant"]
+            if answers:
+                m = answers[-1]
+                found.append(PaneInfo(pane, m.provider or "", m.model or "", m.api or ""))
+        return found
+
     def conversation(self, pane: int = 0) -> Conversation:
         """The history one pane continues from: every prompt, and that pane's answers only."""
         messages = [
             Message(m.role, m.text, m.turn, m.attachments)
-            for m in self.messages
-            if m.role == "user" or m.pane == pane
+            for m in self.for_pane(pane).messages
+            if (m.role == "user" and m.pane is None) or m.pane == pane
         ]
         return Conversation(self.system, messages)
 

@@ -197,6 +197,21 @@ MIGRATIONS: tuple[Migration, ...] = (
         ALTER TABLE batches ADD COLUMN blind INTEGER NOT NULL DEFAULT 0;
         """,
     ),
+    Migration(
+        10,
+        "a comparison's panes branch on their own: each message's parent and choice per pane",
+        """
+        CREATE TABLE pane_links (
+            message_id INTEGER NOT NULL REFERENCES messages(id) ON DELETE CASCADE,
+            pane INTEGER NOT NULL,
+            conversation_id INTEGER NOT NULL REFERENCES conversations(id) ON DELETE CASCADE,
+            parent_id INTEGER,
+            chosen INTEGER NOT NULL,
+            PRIMARY KEY (message_id, pane)
+        );
+        CREATE INDEX pane_links_by_conversation ON pane_links (conversation_id, pane);
+        """,
+    ),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

@@ -78,11 +78,18 @@ class ConversationRecord:
         self.history.submit(write)
 
     def prompt(
-        self, text: str, attachments: tuple[Attachment, ...] = (), *, parent: int | None = AT_END
+        self,
+        text: str,
+        attachments: tuple[Attachment, ...] = (),
+        *,
+        parent: int | None = AT_END,
+        pane: int | None = None,
     ) -> Future[None] | None:
         """Store a prompt, before any request for it (the turn's `written` waits for it); the
         conversation is created on the first one. None when history is off. `parent`: the
-        message it follows in a chat (an edit's), by default the end of the chosen path."""
+        message it follows in a chat (an edit's), by default the end of the chosen path;
+        `pane`: a comparison's prompt for that pane only (an edit there), after `parent` in
+        its tree."""
         if self.history.store is None:
             return None
 
@@ -92,7 +99,9 @@ class ConversationRecord:
             after = self._replacing.pop() if parent == AT_END and self._replacing else parent
             self._replacing.clear()
             try:
-                message_id = store.add_user_message(self.conv_id, text, attachments, parent=after)
+                message_id = store.add_user_message(
+                    self.conv_id, text, attachments, parent=after, pane=pane
+                )
             except ConversationNotFound:  # deleted (perhaps by another instance): start anew
                 self.conv_id = self._create(store)
                 self.prompt_ids = []
@@ -104,12 +113,13 @@ class ConversationRecord:
     def _create(self, store: Store) -> int:
         return store.create_conversation(kind=self.kind, system=self.system, blind=self.blind)
 
-    def choose(self, message_id: int) -> Future[None]:
-        """Show the branch through this message from now on (and when reopened)."""
+    def choose(self, message_id: int, *, pane: int | None = None) -> Future[None]:
+        """Show the branch through this message from now on (and when reopened); in a
+        comparison, in `pane` only."""
 
         def write(store: Store) -> None:
             with contextlib.suppress(ConversationNotFound):  # deleted meanwhile: nothing to show
-                store.choose(message_id)
+                store.choose(message_id, pane=pane)
 
         return self.history.submit(write)
 
@@ -176,6 +186,9 @@ class ConversationRecord:
             if self.conv_id is None:
                 return
             try:
+                if self.kind == "compare":  # the source's chosen path, into a tree of its own
+                    store.carry_pane(self.conv_id, source, target)
+                    return
                 stored = store.load(self.conv_id)
                 for message, prompt_id in carried_answers(stored, source):
                     store.copy_turn(message.id, pane=target, reply_to=prompt_id)
@@ -327,7 +340,8 @@ def continued_messages(stored: StoredConversation, pane: int) -> list[StoredMess
     tool round (an answer whose every call got its result, followed by the model's next turn)
     is kept. An answer with neither text nor tool calls is not sent either.
     """
-    mine = [m for m in stored.messages if m.role == "user" or m.pane == pane]
+    shown = stored.for_pane(pane).messages  # a comparison: that pane's own chosen path
+    mine = [m for m in shown if (m.role == "user" and m.pane in (None, pane)) or m.pane == pane]
     kept: list[StoredMessage] = []
     for index, m in enumerate(mine):
         if m.role == "user":

@@ -138,9 +138,9 @@ def answered_last_prompt(stored: StoredConversation, panes: list[int]) -> bool:
     shows last are then one round of the comparison, and rank against each other."""
     answered: set[int] = set()
     for message in reversed(stored.messages):
-        if message.role == "user":
+        if message.role == "user" and message.pane is None:  # not a pane's own edit
             break
-        if message.pane is not None:
+        if message.role == "assistant" and message.pane is not None:
             answered.add(message.pane)
     return bool(panes) and answered >= set(panes)
 

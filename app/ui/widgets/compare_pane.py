@@ -20,7 +20,9 @@ from app.compare.stats import PaneStats, PaneTimes, pane_stats
 from app.compare.status import READY, header_segments, pane_status_segments
 from app.display.status_line import STATE
 from app.display.turn_watch import TurnWatch
+from app.store import StoredConversation
 from app.store.branches import AT_END
+from app.store.session import PaneHistory
 from app.store.session_records import TurnRecord
 from app.ui.widgets.assistant_turn import AssistantTurn
 from app.ui.widgets.chat_pane import ChatPane
@@ -118,6 +120,15 @@ class ComparePane(ChatPane):
         await super()._start_turn(prompt, parent=parent)
         if self.letter is not None and self.current is not None:
             self.current.withhold_reason(True)
+
+    async def show_stored(self, stored: StoredConversation, history: PaneHistory) -> None:
+        """This pane's own chosen path of the comparison (each pane branches on its own);
+        while blind, its reopened answers still withhold who wrote them."""
+        await super().show_stored(stored.for_pane(history.pane), history)
+        answers = [m.id for m in stored.for_pane(history.pane).messages if m.pane == history.pane]
+        self.stored_answer = answers[-1] if answers else None
+        if self.letter is not None:
+            self._withhold_reasons(True)
 
     @property
     def saved_turn(self) -> TurnRecord | None:
