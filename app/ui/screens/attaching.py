@@ -151,6 +151,8 @@ class Attaching:
         """Attach the mentions the user has moved on from that name something; the message
         of the first that cannot be attached (each is tried once), else None."""
         problem = None
+        if "@" not in text:
+            return None  # typed on every key: most prompts mention nothing
         for token in mentions(text, closed_only=True):
             if token in self.chips.handled:
                 continue
