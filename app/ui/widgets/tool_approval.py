@@ -45,7 +45,8 @@ class ApprovalRow(Static, can_focus=True):
         height: auto;
         padding: 0 1;
         background: $boost;
-        &:focus { background: $primary 20%; }
+        border-left: blank;
+        &:focus { background: $primary 20%; border-left: thick $accent; }
     }
     """
     KEY_GROUP: ClassVar[str] = "Tool approval"
@@ -79,7 +80,8 @@ class ProblemRow(Static, can_focus=True):
         height: auto;
         padding: 0 1;
         background: $boost;
-        &:focus { background: $warning 20%; }
+        border-left: blank;
+        &:focus { background: $warning 20%; border-left: thick $accent; }
     }
     """
     KEY_GROUP: ClassVar[str] = "Tool approval"
