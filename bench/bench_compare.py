@@ -11,6 +11,15 @@
    and decoding alone cost per extra stream.
 2. Lag. Four panes (`--compare p1,p2,p3,p4`), each answer paced at 100 tokens/s. Target:
    event-loop lag under 50 ms at p95 and 500 ms at worst.
+3. Paced CPU (issue 14). The same 20,000-token answer paced at 200 tokens/s, to one pane and to
+   three panes at once (each at 200 tokens/s), in the same run: what the screen costs at a
+   speed models stream at, rather than network and decoding at full speed. Target: three panes
+   at most 2.5x the CPU of one, and every pane keeping real time: from a pane's last byte to
+   the final text on screen under 1 s: the n-th pane to get its last byte paired with the n-th
+   of the app's last settled frames (`end ms`, the slowest pane's), and the last pane's as
+   tmux shows it (`tmux ms`: every pane's end mark and `complete` on screen, polled every
+   20 ms; the ranking line, which waits for every answer's off-screen part too, comes after).
+   About 100 s per run.
 
 The answers come from one loopback server in this process (the tests' HTTP core, real chunked
 SSE in the Chat Completions shape), so the app's CPU is the app's alone. The app (`python -m app`
@@ -61,6 +70,9 @@ class Run:
     stream_seconds: float
     peak_mb: float
     lag: dict[str, float]
+    to_screen: float | None = None  # s: the slowest pane's last byte -> its settled frame
+    to_tmux: float | None = None  # s: the last pane's last byte -> tmux showing the end
+    stagger: float | None = None  # s: the panes' last bytes from first to last
 
 
 def cpu_at(samples: list[list[float]], wall: float) -> float:
@@ -151,17 +163,19 @@ def run_app(
         tmux.start(env_command(env, argv))
         tmux.wait(lambda s: "Ask anything" in s, 20)
         first_request = time.time()
+        last_bytes: list[float] = []
+        seen = None
         if ask:
             tmux.keys("go", "Enter")
             deadline = time.monotonic() + 20
             while len(server.requests) < panes and time.monotonic() < deadline:
                 time.sleep(0.01)
             first_request = min(r.received for r in server.requests) + WALL_OFFSET
-            for request in server.requests:
-                last_byte_wall(request)
+            last_bytes = [last_byte_wall(request) for request in server.requests]
             if panes == 1:
-                tmux.wait(lambda s: END_MARK in s and "complete" in s, 600)
-            else:
+                seen = tmux.wait(lambda s: END_MARK in s and "complete" in s, 600)
+            else:  # every pane's end and its status word on screen; then the ranking line
+                seen = tmux.wait(lambda s: s.count(END_MARK) == panes and ended(s, panes), 600)
                 tmux.wait(lambda s: "ranking" in s, 600)
             time.sleep(0.5)  # the app stamps its settled frame just after the refresh seen
         else:
@@ -188,20 +202,82 @@ def run_app(
         stream_seconds=last_frame - first_request,
         peak_mb=report["peak_rss_mb"],
         lag={k: report[k] for k in LAG_KEYS},
+        to_screen=settle_delay(last_bytes, frames) if last_bytes else None,
+        to_tmux=seen - max(last_bytes) if seen is not None and last_bytes else None,
+        stagger=max(last_bytes) - min(last_bytes) if last_bytes else None,
     )
+
+
+def ended(screen: str, panes: int) -> bool:
+    """Every pane's status line says it is complete (side by side: one row holds them)."""
+    return any(row.count("complete ·") == panes for row in screen.splitlines())
+
+
+def settle_delay(last_bytes: list[float], frames: list[float]) -> float:
+    """The slowest pane's last byte -> final frame. The n-th pane to get its last byte is taken
+    to settle in the n-th of the last settled frames; panes that settled in one tick share a
+    frame, and then each pane is given the first frame after its last byte."""
+    ends, settled = sorted(last_bytes), sorted(frames)
+    if len(settled) >= len(ends):
+        pairs = zip(ends, settled[-len(ends) :], strict=True)
+        return max(frame - end for end, frame in pairs)
+    return max(min((f for f in settled if f >= end), default=settled[-1]) - end for end in ends)
 
 
 def show(runs: list[Run]) -> None:
     print(
         f"{'run':<40} {'run cpu':>8} {'stream cpu':>11} {'stream s':>9} {'peak MB':>8}"
-        f" {'lag p50':>8} {'p95':>7} {'p99':>7} {'max':>7}"
+        f" {'lag p50':>8} {'p95':>7} {'p99':>7} {'max':>7} {'end ms':>7} {'tmux ms':>8}"
+        f" {'stagger':>8}"
     )
+
+    def ms(value: float | None) -> str:
+        return "–" if value is None else f"{value * 1000:.0f}"
+
     for r in runs:
         lags = " ".join(f"{r.lag[k]:>7.1f}" for k in LAG_KEYS)
         print(
             f"{r.name:<40} {r.run_cpu:>8.2f} {r.stream_cpu:>11.2f} {r.stream_seconds:>9.2f}"
-            f" {r.peak_mb:>8.1f} {lags:>32}"
+            f" {r.peak_mb:>8.1f} {lags:>32} {ms(r.to_screen):>7} {ms(r.to_tmux):>8}"
+            f" {ms(r.stagger):>8}"
         )
+
+
+def paced(args: argparse.Namespace, work: Path, runs: list[Run]) -> list[str]:
+    """Case 3: one pane and three, each answer paced at --paced-rate, and the idle runs."""
+    tokens = answer_tokens(args.paced_tokens)
+    one: list[Run] = []
+    three: list[Run] = []
+    idle_one: list[Run] = []
+    idle_three: list[Run] = []
+    for _ in range(args.paced_repeat):  # interleaved, so drifting load hits all alike
+        one.append(run_app(tokens, args.paced_rate, 1, work))
+        three.append(run_app(tokens, args.paced_rate, 3, work))
+        idle_one.append(run_app(tokens, 0, 1, work, ask=False))
+        idle_three.append(run_app(tokens, 0, 3, work, ask=False))
+    runs += one + three + idle_one + idle_three
+
+    def median(group: list[Run], field: str) -> float:
+        return statistics.median(getattr(r, field) for r in group)
+
+    answering = (median(three, "run_cpu") - median(idle_three, "run_cpu")) / (
+        median(one, "run_cpu") - median(idle_one, "run_cpu")
+    )
+    whole = median(three, "run_cpu") / median(one, "run_cpu")
+    stream = median(three, "stream_cpu") / median(one, "stream_cpu")
+    met = "met" if answering <= 2.5 else "NOT met"
+    ends = [r.to_screen for r in one + three if r.to_screen is not None]
+    seen = [r.to_tmux for r in one + three if r.to_tmux is not None]
+    worst = max(ends, default=float("inf"))
+    kept = "met" if worst < 1.0 else "NOT met"
+    rate = f"{args.paced_rate:g} tok/s"
+    return [
+        f"paced CPU, 3 panes / 1 pane at {rate} each, {len(tokens)} tokens (medians of "
+        f"{args.paced_repeat}): run - idle {answering:.2f}x, whole run {whole:.2f}x, stream "
+        f"window {stream:.2f}x; target <= 2.5x: {met}",
+        f"paced, real time: last byte -> final frame at worst {worst * 1000:.0f} ms (tmux saw "
+        f"it at worst {max(seen, default=float('inf')) * 1000:.0f} ms); target < 1 s: {kept}",
+    ]
 
 
 def main() -> None:
@@ -211,6 +287,10 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="runs of each CPU case")
     parser.add_argument("--skip-cpu", action="store_true")
     parser.add_argument("--skip-lag", action="store_true")
+    parser.add_argument("--skip-paced", action="store_true")
+    parser.add_argument("--paced-tokens", type=int, default=20_000, help="answer, paced case")
+    parser.add_argument("--paced-rate", type=float, default=200, help="tokens/s of each pane")
+    parser.add_argument("--paced-repeat", type=int, default=1, help="runs of each paced case")
     parser.add_argument("--plain", nargs=3, metavar=("N", "URL", "OUT"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.plain:
@@ -276,6 +356,8 @@ def main() -> None:
                 f"lag, 4 panes at 100 tok/s: p95 {p95:.1f} ms, max {worst:.1f} ms; "
                 f"target p95 < 50 ms and max < 500 ms: {met}"
             )
+        if not args.skip_paced:
+            verdicts += paced(args, work, runs)
     print(f"python {sys.version.split()[0]}")
     show(runs)
     for verdict in verdicts:

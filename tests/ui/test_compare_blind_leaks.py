@@ -80,7 +80,7 @@ async def test_nothing_names_a_provider_before_the_vote(
         assert "why shows after the vote" in failed
         assert "continue alone" not in footer_text(app)  # it would name the pane's provider
 
-        for key in ("ctrl+g", "ctrl+o"):  # refused, with a notice that names nobody
+        for key in ("ctrl+g", "ctrl+o", "f2"):  # refused, with a notice that names nobody
             await pilot.press(key)
             await shots.take(f"after {key}")
             assert app.screen is screen
