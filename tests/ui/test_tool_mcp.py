@@ -34,9 +34,12 @@ from tests.ui.tool_helpers import (
 WEATHER = '{"city": "Paris", "temp": 21}'
 
 
-def mcp_app(fake_provider: FakeProvider, tmp_path: Path, **settings: Any) -> TriptychApp:
+def mcp_app(
+    fake_provider: FakeProvider, tmp_path: Path, history_file: Path | None = None, **settings: Any
+) -> TriptychApp:
     servers = settings.pop("servers", (server(),))
-    return make_app(tools_config(fake_provider, local=(), servers=servers, **settings), tmp_path)
+    config = tools_config(fake_provider, local=(), servers=servers, **settings)
+    return make_app(config, tmp_path, history_file=history_file)
 
 
 def tool_message(request_json: dict[str, Any]) -> dict[str, Any]:
@@ -156,9 +159,10 @@ async def test_esc_while_a_tool_runs_cancels_it_and_the_chat_goes_on(
 ) -> None:
     fake_provider.push(
         fake.stream(Api.CHAT, calling("hang", "{}")),
+        fake.stream(Api.CHAT, calling("get_weather", call_id="call_2")),
         fake.stream(Api.CHAT, FINAL),
     )
-    app = mcp_app(fake_provider, tmp_path)
+    app = mcp_app(fake_provider, tmp_path, history_file=tmp_path / "h.db")
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, PROMPT)
         await approve(pilot, "r")
@@ -172,12 +176,24 @@ async def test_esc_while_a_tool_runs_cancels_it_and_the_chat_goes_on(
         assert len(fake_provider.requests) == 1  # the loop stopped there
         await send(pilot, "never mind")
         await wait_until(pilot, lambda: len(fake_provider.requests) == 2, 10, "the next prompt")
-        await wait_idle(pilot)
         messages = fake_provider.requests[1].json["messages"]
         assert tool_message(fake_provider.requests[1].json)["content"] == (
             "the call was cancelled before it answered"
         )
         assert messages[-1] == {"role": "user", "content": "never mind"}
+        await approve(pilot, "r")  # the server took the cancel and answers the next call
+        await wait_idle(pilot)
+        assert tool_message(fake_provider.requests[2].json)["content"] == WEATHER
+        assert app.history.wait(5)
+        conv_id = app.history.last_conversation_id()
+        assert conv_id is not None
+        stored = app.history.load(conv_id)
+        assert stored is not None
+        first = next(m for m in stored.messages if m.turn is not None)
+        assert first.turn is not None
+        (call,) = first.turn.tool_calls
+        assert call.result is not None
+        assert call.result.content == "the call was cancelled before it answered"
 
 
 @pytest.mark.parametrize(
