@@ -10,7 +10,7 @@ from textual.app import App, ComposeResult
 from textual.widgets import Input, Static
 
 from app.ui.widgets.frame_list import FrameList
-from app.ui.widgets.inspector import Inspector
+from app.ui.widgets.inspector import Arrivals, Inspector
 from app.wire.events import EndOfStream, Event, Finish, Keepalive, TextDelta, Usage
 from app.wire.exchange import CapturedExchange, WireFrame, WireRead, WireRequest
 
@@ -152,3 +152,22 @@ def test_inspector_snapshot(snap_compare: Callable[..., bool]) -> None:
     exchange = exchange_of(FRAMES)
     exchange.ended_ms = 2000.0
     assert snap_compare(Host(exchange), terminal_size=(100, 60))
+
+
+def test_the_timeline_is_built_from_the_new_frames_only() -> None:
+    """While a stream grows, each look takes in only the frames since the last one, and ends
+    where building it from scratch ends (a 20,000-frame stream is not walked 4 times a second)."""
+    exchange = exchange_of(FRAMES[:3])
+    arrivals = Arrivals()
+    early = arrivals.timeline(exchange)
+    assert arrivals.seen == 3
+    assert early.first == 0.4  # the keepalive and message_start carry no text
+    add(exchange, [(2000.0 + i, "content_block_delta", "{}", (TextDelta("x"),)) for i in range(50)])
+    exchange.ended_ms = 2100.0
+    grown = arrivals.timeline(exchange)
+    assert arrivals.seen == 53
+    assert grown == Arrivals().timeline(exchange)
+    assert grown.ended == 2.1
+    other = exchange_of(FRAMES)
+    assert arrivals.timeline(other) == Arrivals().timeline(other)  # another exchange: afresh
+    assert arrivals.timeline(other).output_tokens == 3  # the provider's count, from Usage

@@ -339,7 +339,7 @@ class ChatScreen(BranchKeys, Screen[None]):
             self.prompt.focus()
             return
         inspector.display = True
-        inspector.follow(self.inspected_exchange)
+        inspector.follow(self.inspected_exchange, self.pane.clock)
         inspector.query_one(FrameList).focus()
 
     def inspected_exchange(self) -> CapturedExchange | None:

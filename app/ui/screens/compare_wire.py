@@ -25,7 +25,7 @@ from app.ui.palette import Choice
 from app.ui.screens.chat import ChatScreen
 from app.ui.widgets.compare_pane import ComparePane
 from app.ui.widgets.frame_list import FrameList
-from app.ui.widgets.inspector import POLL, Inspector, frame_timeline
+from app.ui.widgets.inspector import TIMELINE_EVERY, Arrivals, Inspector
 from app.ui.widgets.pane_streams import KeptStreams, StreamReader
 from app.ui.widgets.timeline import PaneTimeline
 from app.wire.exchange import CapturedExchange
@@ -61,6 +61,7 @@ class CompareWire(Screen[None]):
         self.inspector.display = False
         self.timelines_shown = False
         self._drawn: tuple[tuple[int, int, float | None], ...] = ()
+        self._arrivals: dict[int, Arrivals] = {}  # id(pane) -> its stream's timeline so far
 
     # -- what the comparison provides ----------------------------------------------------------
 
@@ -130,7 +131,7 @@ class CompareWire(Screen[None]):
             self.notify(HIDDEN, severity="warning")
             return
         inspector.display = True
-        inspector.follow(self.inspected_exchange)
+        inspector.follow(self.inspected_exchange, self.selected_pane.clock)
         self._arrange(self.size.width)
         inspector.query_one(FrameList).focus()
 
@@ -177,7 +178,8 @@ class CompareWire(Screen[None]):
         self._timeline_timer.resume()
 
     def on_mount(self) -> None:
-        self._timeline_timer = self.set_interval(POLL, self.draw_timelines, pause=True)
+        every = TIMELINE_EVERY / 2  # each redraw walks every pane's frames (Timeline's figures)
+        self._timeline_timer = self.set_interval(every, self.draw_timelines, pause=True)
 
     def draw_timelines(self) -> None:
         """Every pane's row on one axis, as long as the longest stream: redrawn when a stream
@@ -190,7 +192,10 @@ class CompareWire(Screen[None]):
         if drawn == self._drawn and not fresh:
             return
         self._drawn = drawn
-        timelines = [Timeline(()) if e is None else frame_timeline(e) for e in exchanges]
+        timelines = [
+            Timeline(()) if e is None else self._arrivals.setdefault(id(p), Arrivals()).timeline(e)
+            for p, e in zip(panes, exchanges, strict=True)
+        ]
         span = shared_span(timelines)
         for row, timeline in zip(rows, timelines, strict=True):
             row.show(timeline, span)

@@ -133,6 +133,11 @@ class ChatPane(Vertical):
         # Whose figures the status bar shows: after a switch, not the last answer's.
         self._figures_of: tuple[str, str] | None = None
 
+    @property
+    def clock(self) -> RenderClock:
+        """The app's render clock this pane draws on (the inspector draws on it too)."""
+        return self._clock
+
     def compose(self) -> ComposeResult:
         yield self.transcript
         yield self.transcript.marker

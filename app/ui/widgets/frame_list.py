@@ -120,8 +120,8 @@ class FrameList(ScrollView, can_focus=True):
             previous = frame
         self.seen = len(frames)
         self.virtual_size = Size(self.scrollable_content_region.width, len(rows))
-        if self.follow and rows:
-            self._move(len(rows) - 1, tell=True)
+        if self.follow and rows:  # not told up: the owner shows the newest frame at its pace
+            self._move(len(rows) - 1, tell=False)
         self.refresh()
 
     def filter(self, needle: str) -> None:

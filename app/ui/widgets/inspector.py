@@ -12,6 +12,7 @@ frame, save the exchange as a recording. The screen or app does those.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from typing import ClassVar
 
@@ -23,6 +24,7 @@ from textual.widgets import Input, Static
 
 from app.display.timeline import Arrival, Timeline
 from app.display.wire_text import cut, escaped_bytes, event_name, pretty, size_text, visible
+from app.ui.render_clock import RenderClock
 from app.ui.widgets.frame_list import FrameList
 from app.ui.widgets.timeline import StreamTimeline
 from app.wire.events import ReasoningDelta, TextDelta, Usage
@@ -30,6 +32,7 @@ from app.wire.exchange import CapturedExchange, WireFrame
 
 DECODED_WIDTH = 300
 POLL = 0.25  # seconds between looks at a streaming exchange (the frames' own pace is higher)
+TIMELINE_EVERY = 1.0  # seconds between redraws of a streaming exchange's timeline (O(frames))
 
 
 def request_text(exchange: CapturedExchange) -> str:
@@ -89,15 +92,42 @@ def carried(frame: WireFrame) -> int:
 
 
 def frame_timeline(exchange: CapturedExchange) -> Timeline:
-    frames = exchange.frames
-    sizes = [carried(f) for f in frames]
-    if not any(sizes):  # a stream with no text yet: its bytes
-        sizes = [f.size for f in frames]
-    arrivals = tuple(Arrival(f.at_ms / 1000, n) for f, n in zip(frames, sizes, strict=True))
-    ended = None if exchange.ended_ms is None else exchange.ended_ms / 1000
-    counts = [e.output_tokens for f in frames for e in f.events if isinstance(e, Usage)]
-    reported = next((n for n in reversed(counts) if n), None)  # as the status bar counts
-    return Timeline(arrivals, ended=ended, output_tokens=reported if any(sizes) else None)
+    return Arrivals().timeline(exchange)
+
+
+class Arrivals:
+    """A stream's timeline, built from its frames as they arrive: each call looks only at the
+    frames that came since the last (20,000 frames are not walked again four times a second)."""
+
+    def __init__(self) -> None:
+        self._start(None)
+
+    def _start(self, exchange: CapturedExchange | None) -> None:
+        self.exchange = exchange
+        self.seen = 0
+        self.text: list[Arrival] = []  # characters of answer and reasoning per frame
+        self.bytes: list[Arrival] = []  # bytes per frame, for a stream with no text (yet)
+        self.has_text = False
+        self.reported: int | None = None  # the provider's last nonzero output token count
+
+    def timeline(self, exchange: CapturedExchange) -> Timeline:
+        if exchange is not self.exchange:
+            self._start(exchange)
+        frames = exchange.frames
+        for frame in frames[self.seen :]:
+            at = frame.at_ms / 1000
+            size = carried(frame)
+            self.has_text = self.has_text or size > 0
+            self.text.append(Arrival(at, size))
+            self.bytes.append(Arrival(at, frame.size))
+            for event in frame.events:
+                if isinstance(event, Usage) and event.output_tokens:
+                    self.reported = event.output_tokens  # as the status bar counts
+        self.seen = len(frames)
+        ended = None if exchange.ended_ms is None else exchange.ended_ms / 1000
+        if not self.has_text:
+            return Timeline(tuple(self.bytes), ended=ended)
+        return Timeline(tuple(self.text), ended=ended, output_tokens=self.reported)
 
 
 class Inspector(Vertical):
@@ -139,28 +169,60 @@ class Inspector(Vertical):
         self.raw = False
         self.source: Callable[[], CapturedExchange | None] = lambda: None
         self._seen: tuple[int, int | None, str] = (-1, None, "")
+        self._arrivals = Arrivals()
+        self._timeline_at = -TIMELINE_EVERY  # monotonic time of the last timeline drawn
+        self._shown: dict[str, str] = {}  # each Static's text, not updated when unchanged
+        self._detail_at = -TIMELINE_EVERY
+        self.clock: RenderClock | None = None
+        self._on_clock = False
 
     def on_mount(self) -> None:
         self._poll_timer = self.set_interval(POLL, self._poll, pause=True)
 
-    def follow(self, source: Callable[[], CapturedExchange | None]) -> None:
+    def follow(
+        self, source: Callable[[], CapturedExchange | None], clock: RenderClock | None = None
+    ) -> None:
         """Show what `source` gives (the selected answer's exchange) and keep up with it while
-        it streams or the selection changes, four times a second, until `unfollow`."""
+        it streams or the selection changes, until `unfollow`. The selection is looked at four
+        times a second; a streaming exchange grows on the render clock's ticks (when given), in
+        the panes' own batch: its frames, like theirs, are then laid out in the same pass."""
         self.source = source
+        self.clock = clock
         self.show(source())
         self._poll_timer.resume()
 
     def unfollow(self) -> None:
         self._poll_timer.pause()
+        self.source = lambda: None
 
     def _poll(self) -> None:
         exchange = self.source()
         if exchange is not self.exchange:
             self.show(exchange)
-        elif exchange is not None:
-            seen = (len(exchange.frames), exchange.status, exchange.outcome)
-            if seen != self._seen:
-                self.grow()
+        elif exchange is not None and self._changed(exchange):
+            self._grow_soon(exchange)
+
+    def _changed(self, exchange: CapturedExchange) -> bool:
+        return (len(exchange.frames), exchange.status, exchange.outcome) != self._seen
+
+    def _grow_soon(self, exchange: CapturedExchange) -> None:
+        """On the clock's next tick while it streams (if there is a clock), else now."""
+        if self.clock is None or exchange.done:
+            self.grow()
+        elif not self._on_clock:
+            self._on_clock = True
+            self.clock.add(self)
+
+    async def flush(self, now: float) -> bool:
+        """A tick of the render clock: take in what arrived; True (off the clock) once the
+        exchange is over or another one, or none, is shown."""
+        exchange = self.exchange
+        if exchange is not None and self.display and self._changed(exchange):
+            self.grow()
+        over = exchange is None or exchange.done or not self.display
+        if over:
+            self._on_clock = False
+        return over
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="inspector-request"):
@@ -180,31 +242,46 @@ class Inspector(Vertical):
     def show(self, exchange: CapturedExchange | None) -> None:
         """Show another exchange (None: the answer has none, e.g. from before streams were kept)."""
         self.exchange = exchange
+        self._timeline_at = -TIMELINE_EVERY
         if exchange is None:
-            self.query_one("#inspector-request-text", Static).update(
-                "No stream kept for this answer."
-            )
-            self.query_one("#inspector-response", Static).update("")
+            self._update("#inspector-request-text", "No stream kept for this answer.")
+            self._update("#inspector-response", "")
             self.query_one(FrameList).show(())
+            self.query_one(StreamTimeline).show(Timeline(()))
             self._detail()
             return
-        self.query_one("#inspector-request-text", Static).update(request_text(exchange))
+        self._update("#inspector-request-text", request_text(exchange))
+        self._detail_at = -TIMELINE_EVERY
         self.grow()
+        if not exchange.done:
+            self._grow_soon(exchange)
 
     def grow(self) -> None:
-        """Take in what arrived since the last call (the render clock calls it while streaming)."""
+        """Take in what arrived since the last call (polled while the answer streams). Only
+        what changed is updated, and a streaming timeline once a second: each update of a
+        Static lays the whole screen out again, and the timeline walks every frame."""
         exchange = self.exchange
         if exchange is None:
             return
         self._seen = (len(exchange.frames), exchange.status, exchange.outcome)
-        self.query_one("#inspector-response", Static).update(response_text(exchange))
+        self._update("#inspector-response", response_text(exchange))
         count = len(exchange.frames)
         frames = f"{count} frame{'s' if count != 1 else ''}"
         hint = f"Filter {frames} (event or text) · / · r raw · c copy · s save"
         self.query_one("#inspector-filter", Input).placeholder = hint
         self.query_one(FrameList).show(exchange.frames)
-        self.query_one(StreamTimeline).show(frame_timeline(exchange))
-        self._detail()
+        now = time.monotonic()
+        if exchange.done or now - self._timeline_at >= TIMELINE_EVERY:
+            self._timeline_at = now
+            self.query_one(StreamTimeline).show(self._arrivals.timeline(exchange))
+        if exchange.done or now - self._detail_at >= TIMELINE_EVERY:  # the newest frame, whole
+            self._detail_at = now
+            self._detail()
+
+    def _update(self, selector: str, text: str) -> None:
+        if self._shown.get(selector) != text:
+            self._shown[selector] = text
+            self.query_one(selector, Static).update(text)
 
     # -- what the user does ---------------------------------------------------------------------
 
@@ -251,7 +328,14 @@ class Inspector(Vertical):
         frame = self._selected()
         exchange = self.exchange
         text = "" if frame is None or exchange is None else frame_detail(exchange, frame, self.raw)
-        self.query_one("#inspector-detail-text", Static).update(text)
+        self._update("#inspector-detail-text", text)
 
 
-__all__ = ["Inspector", "frame_detail", "request_text", "response_text"]
+__all__ = [
+    "Arrivals",
+    "Inspector",
+    "frame_detail",
+    "frame_timeline",
+    "request_text",
+    "response_text",
+]

@@ -52,7 +52,8 @@ class StreamTimeline(Vertical):
             return
         columns = self.query_one(Sparkline).size.width or max(self.size.width - 2, 1)
         self.query_one(Sparkline).data = self.timeline.bins(columns, self.span)
-        self.query_one(".timeline--marks", Static).update(self.timeline.marks(columns, self.span))
+        marks = self.timeline.marks(columns, self.span)
+        self.query_one(".timeline--marks", Static).update(marks, layout=False)  # one line
         self.query_one(".timeline--figures", Static).update(figures_line(self.timeline.figures()))
 
 
@@ -102,8 +103,10 @@ class PaneTimeline(Horizontal):
         if columns <= 0:
             return  # not laid out yet: on_resize draws it
         self.query_one(Sparkline).data = self.timeline.bins(columns, self.span)
-        self.query_one(".timeline--marks", Static).update(self.timeline.marks(columns, self.span))
-        self.query_one(".timeline--figures", Static).update(short_figures(self.timeline.figures()))
+        marks = self.timeline.marks(columns, self.span)
+        self.query_one(".timeline--marks", Static).update(marks, layout=False)  # one line
+        figures = short_figures(self.timeline.figures())
+        self.query_one(".timeline--figures", Static).update(figures, layout=False)  # 25x2
 
 
 __all__ = ["PaneTimeline", "StreamTimeline"]
