@@ -297,7 +297,9 @@ def run_app(
     wrap: list[str] | None = None,
     size: tuple[int, int] = (160, 48),
     tree: Path = TREE,
+    keys: tuple[str, ...] = (),
 ) -> Result:
+    """`keys`: pressed once the request has arrived (e.g. F2, the inspector, bench_wire.py)."""
     server = serve(tokens, rate)
     config = work / "config.toml"
     config.write_text(
@@ -321,6 +323,8 @@ def run_app(
         tmux.keys("go", "Enter")
         while not server.requests:
             time.sleep(0.01)
+        if keys:
+            tmux.keys(*keys)
         asked = server.requests[-1].received + WALL_OFFSET
         last_byte = last_byte_wall(server.requests[-1])
         on_screen = watch.wait_done(600)
