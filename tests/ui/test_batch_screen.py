@@ -231,3 +231,33 @@ def test_batch_ui_runs_the_job_in_the_app(
     assert [p.name for p in job.providers] == ["demo", "demo-messages"]
     assert job.blind
     assert capsys.readouterr().out == ""  # no table on stdout: the app shows it
+
+
+async def test_quitting_during_a_batch_stops_its_streams_and_keeps_them_stopped(
+    fakes: dict[Api, FakeProvider], tmp_path: Path
+) -> None:
+    for api in WHO:
+        fakes[api].push(fake.paced_forever(api), fake.paced_forever(api))
+    app = app_for(fakes, tmp_path, batch=job_for(fakes, tmp_path))
+    async with app.run_test(size=WIDE) as pilot:
+        await wait_until(pilot, lambda: isinstance(app.screen, BatchScreen), what="the table")
+        screen = batch_screen(app)
+        await wait_until(
+            pilot,
+            lambda: screen.grid.row_count and all("asking" in c for c in row_text(screen, 0)[2:]),
+            what="asking",
+        )
+        await pilot.press("ctrl+q")
+    store = Store.open(tmp_path / "history.db")
+    try:
+        conv_id = store.last_conversation_id()
+        assert conv_id is not None
+        statuses = {
+            str(m.turn.status)
+            for c in store.batch_conversations(store.load(conv_id).batch_id or 0)
+            for m in store.load(c).messages
+            if m.turn is not None
+        }
+    finally:
+        store.close()
+    assert statuses == {"stopped"}  # none left 'streaming' for the next start to recover

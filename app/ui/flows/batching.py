@@ -66,7 +66,12 @@ async def run_live_batch(app: ChatHost, job: BatchJob) -> None:
         run.on_news = lambda news: _news(screen, run, news)
         screen.conversation_of = lambda row: _conversation_of(table, run, row)
         await app.push_screen(screen)
-        await asyncio.wait([task])
+        try:
+            await asyncio.wait([task])
+        finally:  # the app quitting cancels this: the run stops its streams as on Ctrl+C
+            if not task.done():
+                task.cancel()
+                await asyncio.wait([task])
         screen.run_ended()
     done, total = table.counts()
     failed = run.incomplete
