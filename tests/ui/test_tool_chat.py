@@ -305,3 +305,19 @@ async def test_a_result_is_literal_text_on_the_card(
         assert "\x1b" not in card.outcome.result_text
         sent = fake_provider.requests[1].json["messages"][-1]["content"]
         assert sent == "[bold red]hot[/] \x1b[31mred\x1b[0m"  # the model gets it as typed
+
+
+async def test_a_prompt_sent_while_a_call_waits_is_kept_and_says_why(
+    tmp_path: Path, fake_provider: FakeProvider
+) -> None:
+    fake_provider.push(fake.stream(Api.CHAT, calling("get_weather")), fake.stream(Api.CHAT, FINAL))
+    app = make_app(tools_config(fake_provider), tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, PROMPT)
+        await wait_for(pilot, ToolTextEditor, "the result editor")
+        await send(pilot, "hurry up")
+        prompt = app.screen.query_one("#prompt")
+        assert prompt.text == "hurry up"  # kept, not sent
+        notes = [str(n.message) for n in app._notifications]
+        assert "A tool call waits — press Esc to stop it first." in notes
+        assert len(fake_provider.requests) == 1

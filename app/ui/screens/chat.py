@@ -446,7 +446,8 @@ class ChatScreen(BranchKeys, Screen[None]):
                 return
         if not await self.pane.send(message.text, attachments):
             self.prompt.load_text(message.text)
-            self.notify("Still answering — press Esc to stop it first.", severity="warning")
+            busy = "A tool call waits" if self.pane.running_tools else "Still answering"
+            self.notify(f"{busy} — press Esc to stop it first.", severity="warning")
         else:
             await self.attaching.sent()
         self.refresh_bindings()
