@@ -89,6 +89,19 @@ class RequestParams:
             )
         return params
 
+    @classmethod
+    def saved(cls, values: Mapping[str, Any]) -> RequestParams | None:
+        """Values saved by `as_dict` (a conversation's, in the history) back, checked; None
+        when none are set or they no longer check (an older version's, edited by hand)."""
+        extra = values.get("extra")
+        try:
+            params = cls.of({k: v for k, v in values.items() if k != "extra"})
+        except ParamError:
+            return None
+        if isinstance(extra, dict):
+            params = replace(params, extra=dict(extra))
+        return None if params.is_empty else params
+
     @property
     def is_empty(self) -> bool:
         return self == RequestParams()

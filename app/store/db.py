@@ -152,17 +152,19 @@ class Store:
         system: str | None = None,
         batch_id: int | None = None,
         blind: bool = False,
+        params: Mapping[str, Any] | None = None,
     ) -> int:
         """`batch_id` ties a conversation of kind "batch" to its run (`create_batch`);
-        `blind`: a blind comparison (`mark_blind` for one that turns blind later)."""
+        `blind`: a blind comparison (`mark_blind` for one that turns blind later); `params`:
+        the parameters panel's values it was started with (`set_params`)."""
         if kind not in KINDS:
             raise ValueError(f"unknown conversation kind {kind!r}")
         now = self.clock()
         with self._write() as conn:
             cur = conn.execute(
-                "INSERT INTO conversations (title, kind, system, batch_id, blind, created_at, "
-                "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (title, kind, system, batch_id, int(blind), now, now),
+                "INSERT INTO conversations (title, kind, system, batch_id, blind, params, "
+                "created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (title, kind, system, batch_id, int(blind), _params_json(params), now, now),
             )
         return _rowid(cur)
 
@@ -435,6 +437,15 @@ class Store:
             )
             self._found(cur, conv_id)
 
+    def set_params(self, conv_id: int, params: Mapping[str, Any] | None) -> None:
+        """The parameters panel's values for the conversation from now on (by knob name, as
+        `RequestParams.as_dict` gives them; empty or None: none set)."""
+        with self._write() as conn:
+            cur = conn.execute(
+                "UPDATE conversations SET params = ? WHERE id = ?", (_params_json(params), conv_id)
+            )
+            self._found(cur, conv_id)
+
     def delete(self, conv_id: int, *, votes: bool = False) -> None:
         """Delete a conversation. Its votes stay (no longer tied to it) unless `votes`."""
         with self._write() as conn:
@@ -612,6 +623,7 @@ class Store:
             batch_id=row["batch_id"],
             blind=bool(row["blind"]),
             pane_paths=paths,
+            params=_params_of(row["params"]),
         )
 
     def last_conversation_id(self) -> int | None:
@@ -731,6 +743,19 @@ def _holds(conn: sqlite3.Connection, ids: list[int], query: str) -> bool:
             if all(w in folded for w in words):
                 return True
     return False
+
+
+def _params_json(params: Mapping[str, Any] | None) -> str | None:
+    return json.dumps(dict(params), ensure_ascii=False) if params else None
+
+
+def _params_of(text: str | None) -> dict[str, Any]:
+    """A conversation's stored parameters; a damaged value reads as none set."""
+    try:
+        value = json.loads(text) if text else {}
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
 
 
 def _rowid(cur: sqlite3.Cursor) -> int:

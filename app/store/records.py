@@ -102,6 +102,9 @@ class StoredConversation:
     # A comparison's: each pane's chosen path (its prompts and answers, each knowing its
     # siblings in that pane's tree); `messages` holds what lies on any of them.
     pane_paths: dict[int, list[StoredMessage]] = field(default_factory=dict)
+    # The parameters panel's values, by knob name (`RequestParams.as_dict`): reopened, the
+    # conversation's next requests are sent with them.
+    params: dict[str, Any] = field(default_factory=dict)
 
     def for_pane(self, pane: int) -> StoredConversation:
         """What one pane of a comparison shows and sends: its own chosen path (a chat, or a

@@ -212,6 +212,13 @@ MIGRATIONS: tuple[Migration, ...] = (
         CREATE INDEX pane_links_by_conversation ON pane_links (conversation_id, pane);
         """,
     ),
+    Migration(
+        11,
+        "the parameters panel's values are the conversation's: reopened, it carries on with them",
+        """
+        ALTER TABLE conversations ADD COLUMN params TEXT;
+        """,
+    ),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

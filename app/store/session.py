@@ -320,6 +320,7 @@ class History:
         record.conv_id = stored.id
         record.prompt_ids = [m.id for m in stored.messages if m.role == "user"]
         record.blind = stored.blind
+        record.params = dict(stored.params)
         return record
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -61,6 +61,7 @@ class ConversationRecord:
         # Writer thread only: what the prompt replacing a dropped one follows (a chat's tree).
         self._replacing: list[int | None] = []
         self.blind = False  # a blind comparison's: stored so, it reopens blind
+        self.params: dict[str, Any] = {}  # the parameters panel's values (`set_params`)
 
     def mark_blind(self) -> None:
         """From now on this is a blind comparison's conversation (stored at once if it is
@@ -111,7 +112,9 @@ class ConversationRecord:
         return self.history.submit(write)
 
     def _create(self, store: Store) -> int:
-        return store.create_conversation(kind=self.kind, system=self.system, blind=self.blind)
+        return store.create_conversation(
+            kind=self.kind, system=self.system, blind=self.blind, params=self.params
+        )
 
     def choose(self, message_id: int, *, pane: int | None = None) -> Future[None]:
         """Show the branch through this message from now on (and when reopened); in a
@@ -152,6 +155,21 @@ class ConversationRecord:
                 store.set_system(self.conv_id, system)
             except ConversationNotFound:
                 return
+
+        self.history.submit(write)
+
+    def set_params(self, params: Mapping[str, Any]) -> None:
+        """The parameters panel's values (by knob name; empty: none) from the next request
+        on, kept as `set_system` keeps the system prompt."""
+        self.params = dict(params)
+        if self.history.store is None:
+            return
+
+        def write(store: Store) -> None:
+            if self.conv_id is None:
+                return
+            with contextlib.suppress(ConversationNotFound):
+                store.set_params(self.conv_id, self.params)
 
         self.history.submit(write)
 

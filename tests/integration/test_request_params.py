@@ -430,3 +430,12 @@ def test_knobs_for_lists_exactly_what_the_format_accepts(api: Api) -> None:
         "seed",
         "reasoning_effort",
     )
+
+
+def test_saved_values_come_back_as_they_were_set() -> None:
+    """A conversation's values as the history keeps them (`as_dict`) read back the same; a
+    value that no longer checks reads as none set rather than failing the reopen."""
+    params = RequestParams.of({"temperature": 0.2, "stop": ["END"], "logprobs": True})
+    assert RequestParams.saved(params.as_dict()) == params
+    assert RequestParams.saved({}) is None
+    assert RequestParams.saved({"temperature": 9}) is None

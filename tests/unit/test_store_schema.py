@@ -217,3 +217,32 @@ def test_the_v1_fixture_is_what_the_first_migration_creates() -> None:
     released = sqlite3.connect(":memory:")
     released.executescript(MIGRATIONS[0].sql)
     assert _shape(fixture) == _shape(released)
+
+
+def test_the_parameters_column_migrates_and_keeps_a_conversations_values(tmp_path: Path) -> None:
+    """Migration 11: a first-release file gains the column (none set); values set when the
+    conversation is created or later read back, and a damaged value reads as none set."""
+    path = tmp_path / "history.sqlite3"
+    old = sqlite3.connect(path)
+    old.executescript(V1_SCHEMA)
+    old.close()
+    store = Store.open(path)
+    try:
+        assert store.load(1).params == {}
+        made = store.create_conversation(params={"seed": 7, "extra": {"store": False}})
+        assert store.load(made).params == {"seed": 7, "extra": {"store": False}}
+        store.set_params(1, {"temperature": 0.2})
+        assert store.load(1).params == {"temperature": 0.2}
+        store.set_params(1, {})
+        assert store.load(1).params == {}
+    finally:
+        store.close()
+    conn = sqlite3.connect(path)
+    conn.execute("UPDATE conversations SET params = '[1' WHERE id = 1")
+    conn.commit()
+    conn.close()
+    store = Store.open(path)
+    try:
+        assert store.load(1).params == {}
+    finally:
+        store.close()

@@ -300,7 +300,7 @@ def edit_parameters(app: App[Any], pane: ChatPane) -> None:
     def done(params: RequestParams | None) -> None:
         if params is None:
             return
-        pane.params = None if params.is_empty else params
+        pane.set_params(params)
         summary = params_summary(pane.params, pane.provider.api)
         app.notify(
             f"Parameters for the next requests: {summary}"

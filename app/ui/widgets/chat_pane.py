@@ -118,7 +118,8 @@ class ChatPane(Vertical):
         self.model = model
         self.keep_reasoning_open = keep_reasoning_open
         self.conversation = Conversation(system=system)
-        # The parameters panel's values: over the provider's `params`, sent with each request.
+        # The parameters panel's values: over the provider's `params`, sent with each request;
+        # the conversation's (stored with it, restored on reopen, none in a New chat).
         self.params: RequestParams | None = None
         self.transcript = Transcript()
         self.transcript.reading_width = reading_width  # [ui] reading_width
@@ -369,6 +370,7 @@ class ChatPane(Vertical):
         await self.settle()
         self.conversation = Conversation(system=self.conversation.system)
         self.history = self.history.fresh()
+        self.params = None  # a new conversation starts from the provider's params
         self.current = None
         await self.transcript.remove_children()
         self.transcript.follow()
@@ -433,6 +435,7 @@ class ChatPane(Vertical):
         await self.settle()
         self.history = history
         self.conversation = continued_conversation(stored, history.pane)
+        self.params = RequestParams.saved(stored.params)
         self.current = None
         self._record = None
         await self.transcript.remove_children()
@@ -453,6 +456,11 @@ class ChatPane(Vertical):
         self.screen.refresh_bindings()  # retry may apply to the last stored answer
         self.transcript.follow()
         self.transcript.scroll_end(animate=False, immediate=False)
+
+    def set_params(self, params: RequestParams | None) -> None:
+        """The parameters panel's values for this conversation's next requests, stored with it."""
+        self.params = None if params is None or params.is_empty else params
+        self.history.record.set_params({} if self.params is None else self.params.as_dict())
 
     async def on_button_pressed(self, event: Button.Pressed) -> None:
         button = event.button
