@@ -45,7 +45,7 @@ def text_of(inspector: Inspector, selector: str) -> str:
 async def test_f2_shows_the_selected_panes_stream_and_follows_the_selection(
     fakes: dict[Api, FakeProvider], tmp_path: Path
 ) -> None:
-    fakes[Api.CHAT].push(fake.stream(Api.CHAT, answer(*(f"w{i} " for i in range(40))), delay=0.04))
+    fakes[Api.CHAT].push(fake.stream(Api.CHAT, answer(*(f"w{i} " for i in range(60))), delay=0.05))
     fakes[Api.MESSAGES].push(fake.stream(Api.MESSAGES, PLAIN))
     app = two_panes(fakes, tmp_path)
     async with app.run_test(size=WIDE) as pilot:
