@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from app.settings.config import ToolConfig
+from app.ui.widgets.compare_pane import TOOL_CALL
 from app.wire.engine import Api
 from tests.fakes import provider as fake
 from tests.fakes.provider import FakeProvider
@@ -40,6 +41,7 @@ async def test_each_pane_asks_its_own_approval_and_runs_its_own_call(
         rows: dict[Any, ApprovalRow] = {pane: pane.query_one(ApprovalRow) for pane in (cc, am)}
         first = app.focused
         assert first in rows.values()  # one row has the focus; the other waits its turn
+        assert cc.state == am.state == TOOL_CALL  # the status line and the tab say so
         await pilot.press("r")
         answered = next(p for p, r in rows.items() if r is first)
         waiting = am if answered is cc else cc
@@ -49,6 +51,7 @@ async def test_each_pane_asks_its_own_approval_and_runs_its_own_call(
             pilot, lambda: len(fakes[Api.MESSAGES].requests) == 2, 15, "am's follow-up"
         )
         await wait_until(pilot, lambda: not cc.streaming and not am.streaming, 15, "both done")
+        assert cc.state == am.state == "complete"
         ran, denied = (WEATHER, False), ("the user denied this call", True)
         got = {answered: ran, waiting: denied}
         content, is_error = got[cc]

@@ -261,6 +261,7 @@ class ChatPane(Vertical):
         if last is not None and not (last.text_parts or last.calls):
             messages.pop()  # an empty answer is not sent back (as without tools)
         if self.is_attached:
+            self.update_status(self._clock.now())
             self.screen.refresh_bindings()
 
     def clock_now(self) -> float:

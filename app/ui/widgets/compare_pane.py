@@ -30,6 +30,8 @@ from app.ui.widgets.status_bar import segments_content
 from app.ui.widgets.user_message import UserMessage
 from app.wire.conversation import Conversation
 
+TOOL_CALL = "tool call"  # the state word while a tool call waits or runs
+
 
 class ComparePaneHeader(Static):
     DEFAULT_CSS = """
@@ -194,6 +196,8 @@ class ComparePane(ChatPane):
             now,
             blind=self.letter is not None,
         )
+        if self.running_tools:  # its tab says so too: the pane may be behind another tab
+            segments = [(TOOL_CALL, STATE), *segments[1:]]
         self.status_bar.show(segments)
         state = segments[0][0]
         if state != self.state:
