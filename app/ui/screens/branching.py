@@ -188,8 +188,8 @@ class ChatBranches:
         if widget is None or not self.active:
             self._notify(NOTHING_SELECTED)
             return None
-        stored = await self.pane.history.record.stored()
-        if stored is None or stored.kind != "chat":
+        stored = await self.stored_view()
+        if stored is None:
             self._notify(NOT_STORED)
             return None
         pairs = pair_from_end(
@@ -249,8 +249,8 @@ class ChatBranches:
             return
         self.edit = None
         self.prompt.border_title = None
-        record.prompt(text, edit.target.attachments, parent=edit.target.parent_id)
-        stored = await record.stored()
+        self.store_prompt(text, edit.target)
+        stored = await self.stored_view()
         if stored is None:
             self.prompt.load_text(text)
             self._notify(NOT_STORED)
@@ -298,9 +298,8 @@ class ChatBranches:
             self._notify(f"This is the {edge} branch ({position - direction + 1}/{len(siblings)}).")
             return
         chosen = siblings[position]
-        record = self.pane.history.record
-        record.choose(chosen)
-        now = await record.stored()
+        self.store_choice(chosen)
+        now = await self.stored_view()
         if now is None:
             self._notify(NOT_STORED)
             return
@@ -312,6 +311,21 @@ class ChatBranches:
         widget = next((w for w, m in pairs if m.id == chosen), None)
         if widget is not None:
             self.select(widget)
+
+    # -- what differs in a comparison's pane (app/ui/screens/compare_branching.py) ----------
+
+    async def stored_view(self) -> StoredConversation | None:
+        """The conversation as this pane shows it from the history, once the writes asked
+        so far are done; None when the history does not hold it as a tree."""
+        stored = await self.pane.history.record.stored()
+        return stored if stored is not None and stored.kind == "chat" else None
+
+    def store_prompt(self, text: str, target: StoredMessage) -> None:
+        """An edit of `target`, stored as its sibling."""
+        self.pane.history.record.prompt(text, target.attachments, parent=target.parent_id)
+
+    def store_choice(self, message_id: int) -> None:
+        self.pane.history.record.choose(message_id)
 
     async def _show(self, stored: StoredConversation, *, answering: bool = False) -> None:
         """Draw the chosen path as stored; the next request sends it. `answering`: a new

@@ -50,6 +50,8 @@ from app.ui.clipboard import copy_text
 from app.ui.model_choice import describe, model_names, show_models
 from app.ui.palette import Choice, ScreenCommands, show_choices
 from app.ui.render_clock import MAX_PERIOD
+from app.ui.screens.branching import BRANCH_BINDINGS, CANCEL_BRANCH_EDIT, LEAVE_SELECTION
+from app.ui.screens.compare_branching import CompareBranchKeys
 from app.ui.screens.compare_wire import CompareWire
 from app.ui.widgets.chat_pane import ChatPane
 from app.ui.widgets.compare_pane import ComparePane, settled_history, show_conversation
@@ -81,9 +83,11 @@ class CompareCommands(ScreenCommands):
         return screen.commands() if isinstance(screen, CompareScreen) else ()
 
 
-class CompareScreen(CompareWire):
+class CompareScreen(CompareBranchKeys, CompareWire):
     COMMANDS: ClassVar[set[Any]] = {CompareCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
+        LEAVE_SELECTION,  # with a pane's message selected (branches), Esc goes back
+        *BRANCH_BINDINGS,  # on the selected pane's messages (app/ui/screens/compare_branching.py)
         Binding("escape", "stop_all", "stop all", priority=True),
         Binding("ctrl+s", "stop_selected", "stop pane"),
         Binding("alt+left", "select(-1)", "pane ←"),
@@ -94,6 +98,7 @@ class CompareScreen(CompareWire):
         Binding("ctrl+n", "new_comparison", "new", show=False),
         Binding("pageup", "scroll_pane(-1)", "scroll up", show=False, priority=True),
         Binding("pagedown", "scroll_pane(1)", "scroll down", show=False, priority=True),
+        CANCEL_BRANCH_EDIT,
     ]
 
     class ContinueAlone(Message):
@@ -233,6 +238,7 @@ class CompareScreen(CompareWire):
             self._focus_away_from_hidden()
             if self.selected_pane is not before:
                 self.selected_pane.reveal()
+        self.branch_pane_selected()
 
     def _focus_away_from_hidden(self) -> None:
         """A pane hidden behind its tab keeps no focus: the prompt takes it back."""
@@ -286,6 +292,8 @@ class CompareScreen(CompareWire):
         return [pane for pane in self.panes if pane.streaming]
 
     async def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
+        if await self.send_branch_edit(message.text):  # an edited prompt: its pane only
+            return
         busy = self.busy
         if busy:
             self.prompt.load_text(message.text)
@@ -313,6 +321,9 @@ class CompareScreen(CompareWire):
         self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        branch = self.branch_action_applies(action)
+        if branch is not None:
+            return branch
         if action == "stop_all":
             return any(
                 (p.turn is not None and not p.turn.done) or p.running_tools for p in self.panes
