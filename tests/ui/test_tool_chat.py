@@ -321,3 +321,32 @@ async def test_a_prompt_sent_while_a_call_waits_is_kept_and_says_why(
         notes = [str(n.message) for n in app._notifications]
         assert "A tool call waits — press Esc to stop it first." in notes
         assert len(fake_provider.requests) == 1
+
+
+async def test_esc_in_the_result_editor_stops_the_loop_and_the_chat_goes_on(
+    tmp_path: Path, fake_provider: FakeProvider
+) -> None:
+    fake_provider.push(fake.stream(Api.CHAT, calling("get_weather")), fake.stream(Api.CHAT, FINAL))
+    app = make_app(tools_config(fake_provider), tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, PROMPT)
+        editor = await wait_for(pilot, ToolTextEditor, "the result editor")
+        editor.insert("half typ")
+        await pilot.press("escape")
+        await wait_idle(pilot)
+        (card,) = cards(app)
+        assert card.outcome.result_text == "the call was cancelled before it answered"
+        assert not [e for e in app.screen.query(ToolTextEditor) if e.display]
+        assert app.focused is app.screen.query_one("#prompt")
+        await send(pilot, "skip it")
+        await wait_until(pilot, lambda: len(fake_provider.requests) == 2, 10, "the next prompt")
+        await wait_idle(pilot)
+        messages = fake_provider.requests[1].json["messages"]
+        assert messages[-2:] == [
+            {
+                "role": "tool",
+                "tool_call_id": "call_1",
+                "content": "the call was cancelled before it answered",
+            },
+            {"role": "user", "content": "skip it"},
+        ]

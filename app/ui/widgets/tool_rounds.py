@@ -61,6 +61,9 @@ class _Shown:
 
 
 class PaneRounds:
+    """One prompt's tool loop in one pane: its rounds (each a turn, its record and its view)
+    and the callbacks that answer each call on its card."""
+
     def __init__(self, pane: ChatPane, kit: ToolKit) -> None:
         self.pane = pane
         self.kit = kit
