@@ -18,7 +18,9 @@ from typing import ClassVar, Literal
 from textual.binding import Binding, BindingType
 from textual.widget import Widget
 
+from app.providers.attachments import AttachmentError
 from app.store import StoredConversation, StoredMessage
+from app.ui.screens.attaching import Attaching
 from app.ui.widgets.assistant_turn import AssistantTurn
 from app.ui.widgets.branch_marker import (
     mark,
@@ -30,6 +32,7 @@ from app.ui.widgets.branch_marker import (
 from app.ui.widgets.chat_pane import ChatPane
 from app.ui.widgets.prompt import PromptInput
 from app.ui.widgets.user_message import UserMessage
+from app.wire.attachment import Attachment
 
 EDIT_TITLE = "editing a prompt · Enter sends it as a new branch · Esc cancels"
 STILL_ANSWERING = "Still answering — press Esc to stop it first, then {what}."
@@ -80,9 +83,14 @@ class BranchEdit:
 class ChatBranches:
     """The selection and the branch being edited for one chat pane and its prompt."""
 
-    def __init__(self, pane: ChatPane, prompt: PromptInput) -> None:
+    def __init__(
+        self, pane: ChatPane, prompt: PromptInput, attaching: Attaching | None = None
+    ) -> None:
+        """`attaching`: the screen's chips; an edited prompt's files are given back there
+        (None: a screen without chips, where an edit is sent with the files it had)."""
         self.pane = pane
         self.prompt = prompt
+        self.attaching = attaching
         self.selected: Widget | None = None
         self.edit: BranchEdit | None = None
 
@@ -205,7 +213,8 @@ class ChatBranches:
     # -- edit, regenerate, switch ------------------------------------------------------------
 
     async def start_edit(self) -> None:
-        """`e`: the selected prompt goes into the input (what it held is kept for later)."""
+        """`e`: the selected prompt goes into the input, its files into the chips (one can be
+        removed, another attached); what they held is kept for later."""
         if isinstance(self.selected, AssistantTurn):
             self._notify("That is an answer: r regenerates it; e edits a prompt.")
             return
@@ -217,18 +226,22 @@ class ChatBranches:
         draft = self.edit.draft if self.edit is not None else self.prompt.text  # one edit at a time
         self.edit = BranchEdit(stored, target, draft)
         self.leave()
+        if self.attaching is not None:
+            await self.attaching.edit(target.text, target.attachments)
         self.prompt.load_text(target.text)
         self.prompt.move_cursor(self.prompt.document.end)
         self.prompt.border_title = EDIT_TITLE
         self.pane.screen.refresh_bindings()
 
-    def cancel_edit(self) -> None:
-        """Esc while editing: the input gets back what it held before."""
+    async def cancel_edit(self) -> None:
+        """Esc while editing: the input and the chips get back what they held before."""
         edit, self.edit = self.edit, None
         self.prompt.border_title = None
         if edit is not None:
             self.prompt.load_text(edit.draft)
             self.prompt.move_cursor(self.prompt.document.end)
+            if self.attaching is not None:
+                await self.attaching.cancel()
         self.pane.screen.refresh_bindings()
 
     async def send_edit(self, text: str) -> None:
@@ -241,15 +254,24 @@ class ChatBranches:
             self.prompt.load_text(text)  # nothing typed is lost
             self._notify(STILL_ANSWERING.format(what="send the edit"))
             return
-        record = self.pane.history.record
-        if record.conv_id != edit.conversation.id:
-            self.cancel_edit()  # another conversation is shown now: the edit is a new prompt
-            self.prompt.load_text(text)
+        if self.pane.history.record.conv_id != edit.conversation.id:
+            self.edit = None  # another conversation is shown now: the edit is a new prompt
+            self.prompt.border_title = None
+            self.prompt.load_text(text)  # with its chips, as they are
             self._notify("The conversation changed; the edited prompt is left in the input.")
+            self.pane.screen.refresh_bindings()
             return
+        attachments = edit.target.attachments
+        if self.attaching is not None:
+            try:
+                attachments = await self.attaching.for_send(text, self.pane.provider)
+            except AttachmentError as exc:  # nothing sent: the edit, its text and chips stay
+                self.prompt.load_text(text)
+                self.pane.app.notify(str(exc), severity="error", markup=False)
+                return
         self.edit = None
         self.prompt.border_title = None
-        self.store_prompt(text, edit.target)
+        self.store_prompt(text, edit.target, attachments)
         stored = await self.stored_view()
         if stored is None:
             self.prompt.load_text(text)
@@ -257,6 +279,8 @@ class ChatBranches:
             return
         await self._show(stored, answering=True)
         await self.pane.answer()
+        if self.attaching is not None:
+            await self.attaching.cancel()  # the draft comes back with the chips it had
         self.prompt.load_text(edit.draft)
         self.prompt.move_cursor(self.prompt.document.end)
         self.pane.screen.refresh_bindings()
@@ -320,9 +344,11 @@ class ChatBranches:
         stored = await self.pane.history.record.stored()
         return stored if stored is not None and stored.kind == "chat" else None
 
-    def store_prompt(self, text: str, target: StoredMessage) -> None:
-        """An edit of `target`, stored as its sibling."""
-        self.pane.history.record.prompt(text, target.attachments, parent=target.parent_id)
+    def store_prompt(
+        self, text: str, target: StoredMessage, attachments: tuple[Attachment, ...]
+    ) -> None:
+        """An edit of `target` (sent with `attachments`), stored as its sibling."""
+        self.pane.history.record.prompt(text, attachments, parent=target.parent_id)
 
     def store_choice(self, message_id: int) -> None:
         self.pane.history.record.choose(message_id)
@@ -368,8 +394,8 @@ class BranchKeys:
     async def action_switch_branch(self, direction: int) -> None:
         await self.branches.switch(direction)
 
-    def action_cancel_branch_edit(self) -> None:
-        self.branches.cancel_edit()
+    async def action_cancel_branch_edit(self) -> None:
+        await self.branches.cancel_edit()
 
 
 __all__ = [

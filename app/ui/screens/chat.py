@@ -245,7 +245,7 @@ class ChatScreen(BranchKeys, Screen[None]):
         # While set, the prompt holds the last prompt of this conversation; sending it replaces
         # the last exchange (only if the pane still shows that conversation).
         self.editing: Conversation | None = None
-        self.branches = ChatBranches(pane, self.prompt)  # select, edit, regenerate, switch
+        self.branches = ChatBranches(pane, self.prompt, self.attaching)  # select, edit, …
 
     def compose(self) -> ComposeResult:
         yield Header(icon="◧")

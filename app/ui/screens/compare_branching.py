@@ -21,6 +21,7 @@ from app.store import StoredConversation, StoredMessage
 from app.ui.screens.branching import BranchKeys, ChatBranches
 from app.ui.widgets.compare_pane import ComparePane
 from app.ui.widgets.prompt import PromptInput
+from app.wire.attachment import Attachment
 
 
 class PaneBranches(ChatBranches):
@@ -32,10 +33,12 @@ class PaneBranches(ChatBranches):
             return None  # a batch's prompt is one run, not a conversation to branch
         return stored.for_pane(self.pane.history.pane)
 
-    def store_prompt(self, text: str, target: StoredMessage) -> None:
+    def store_prompt(
+        self, text: str, target: StoredMessage, attachments: tuple[Attachment, ...]
+    ) -> None:
         """The edit is this pane's own prompt: the other panes never see it."""
         self.pane.history.record.prompt(
-            text, target.attachments, parent=target.parent_id, pane=self.pane.history.pane
+            text, attachments, parent=target.parent_id, pane=self.pane.history.pane
         )
 
     def store_choice(self, message_id: int) -> None:
@@ -73,15 +76,15 @@ class CompareBranchKeys(BranchKeys):
             return self._editing() is not None
         return super().branch_action_applies(action)
 
-    def action_cancel_branch_edit(self) -> None:
+    async def action_cancel_branch_edit(self) -> None:
         editing = self._editing()
         if editing is not None:
-            editing.cancel_edit()
+            await editing.cancel_edit()
 
     async def action_edit_selected(self) -> None:
         editing = self._editing()
         if editing is not None and editing is not self.branches:
-            editing.cancel_edit()  # another pane's edit gives the input back first
+            await editing.cancel_edit()  # another pane's edit gives the input back first
         await super().action_edit_selected()
 
     async def send_branch_edit(self, text: str) -> bool:
