@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -477,11 +478,14 @@ class Store:
 
     def reveal(self, message_id: int, query: str) -> bool:
         """A search hit opened: show the branch holding it, unless the branch shown already
-        holds every word of `query` (a chat only). True when the choice changed."""
+        holds every word of `query` (a chat, or in a comparison each pane whose tree holds
+        it). True when the choice changed."""
         with self._write() as conn:
             row = conn.execute(
                 "SELECT conversation_id FROM messages WHERE id = ?", (message_id,)
             ).fetchone()
+            if row is not None and pane_trees.is_pane_tree(conn, row[0]):
+                return pane_trees.reveal(conn, row[0], message_id, partial(_holds, conn), query)
             if row is None or not is_tree(conn, row[0]):
                 return False
             conv_id = row[0]

@@ -15,7 +15,7 @@ tree it then holds is what it showed. Batches stay flat.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from app.store.branches import AT_END, Node, Tree
@@ -154,6 +154,34 @@ def choose(conn: sqlite3.Connection, conv_id: int, message_id: int, pane: int) -
     )
 
 
+def reveal(
+    conn: sqlite3.Connection,
+    conv_id: int,
+    message_id: int,
+    holds: Callable[[list[int], str], bool],
+    query: str,
+) -> bool:
+    """A search hit opened in a comparison: each pane whose tree holds the message but whose
+    chosen path does not shows the branch through it, unless its path already `holds` every
+    word of `query`. True when a choice changed."""
+    changed = False
+    for pane in sorted(known_panes(conn, conv_id)):
+        tree = pane_tree(conn, conv_id, pane)
+        if message_id not in tree.nodes:
+            continue
+        path = tree.chosen_path()
+        if message_id in path or holds(path, query):
+            continue
+        ensure_linked(conn, conv_id, pane)
+        for node in tree.ancestry(message_id):
+            conn.execute(
+                "UPDATE pane_links SET chosen = ? WHERE message_id = ? AND pane = ?",
+                (_next_chosen(conn, conv_id), node, pane),
+            )
+        changed = True
+    return changed
+
+
 @dataclass(frozen=True, slots=True)
 class PaneViews:
     """A comparison as loaded: each pane's chosen path, and the messages on any of them."""
@@ -209,4 +237,5 @@ __all__ = [
     "link",
     "pane_tree",
     "pane_views",
+    "reveal",
 ]

@@ -182,3 +182,20 @@ def test_a_comparison_from_before_pane_branches_keeps_its_order_and_branches(
     assert store.load(1).pane_paths[1][-1].siblings == (6, again)
     assert path(store, 1, 0) == ["q one", "left one", "q two", "left two"]
     assert sqlite3.connect(original).execute("PRAGMA user_version").fetchone()[0] == before
+
+
+def test_opening_a_search_hit_on_a_hidden_pane_branch_shows_it_in_that_pane(
+    tmp_path: Path,
+) -> None:
+    store = Store.open(tmp_path / "h.sqlite3")
+    conv, (_p1, a10, _a11, _p2, _a20, _a21) = two_rounds(store)
+    store.add_user_message(conv, "the fix", parent=a10, pane=0)
+    answer(store, conv, 0, "0 fix")
+    hit = store.search("typo")[0]
+    assert hit.id == conv
+    assert store.reveal(_a20, "typo") is True  # pane 0's old answer: its branch again
+    assert path(store, conv, 0) == ["first", "0 one", "teh typo", "0 typo"]
+    assert path(store, conv, 1) == ["first", "1 one", "teh typo", "1 typo"]
+    assert store.reveal(_a20, "typo") is False  # shown already
+    store.choose(store.load(conv, all_branches=True).messages[-2].id, pane=0)  # "the fix"
+    assert store.reveal(_a21, "typo") is False  # pane 1 shows it: nothing to change
