@@ -13,6 +13,8 @@ from typing import Any
 from textual.pilot import Pilot
 
 from app.ui.app import TriptychApp
+from app.ui.screens.batch import BatchScreen
+from app.ui.screens.batch_answers import BatchAnswers
 from app.ui.screens.branching import EDIT_TITLE, STILL_ANSWERING
 from app.ui.screens.compare import CompareScreen
 from app.ui.widgets.assistant_turn import AssistantTurn
@@ -25,6 +27,7 @@ from tests.fakes import provider as fake
 from tests.fakes.provider import FakeProvider
 from tests.ui.compare_helpers import PLAIN, answer, ask, compare_screen, config_for, load_last
 from tests.ui.helpers import footer_text, make_app, screen_text, wait_until
+from tests.ui.test_batch_screen import app_for, job_for, push_two
 from tests.ui.test_compare_blind import SECRETS, blind_app
 
 WIDE = (160, 40)
@@ -296,3 +299,26 @@ async def test_a_branch_in_a_blind_comparison_names_nobody(
         assert [s for s in SECRETS if s in seen] == []
         assert pane.letter is not None
         assert screen.hidden
+
+
+async def test_a_batch_prompt_side_by_side_does_not_branch(
+    fakes: dict[Api, FakeProvider], tmp_path: Path
+) -> None:
+    push_two(fakes)
+    app = app_for(fakes, tmp_path, batch=job_for(fakes, tmp_path))
+    async with app.run_test(size=(200, 30)) as pilot:
+        await until(pilot, lambda: isinstance(app.screen, BatchScreen), "the table")
+        table = app.screen
+        assert isinstance(table, BatchScreen)
+        await until(pilot, lambda: not table.running, "the run's end")
+        await pilot.press("enter")
+        await until(pilot, lambda: isinstance(app.screen, BatchAnswers), "the answers")
+        answers = app.screen
+        assert isinstance(answers, BatchAnswers)
+        await until(pilot, lambda: all(p.current is not None for p in answers.panes), "stored")
+        await pilot.press("alt+up")
+        await pilot.pause()
+        assert all(selected(p) == [] for p in answers.panes)
+        assert "regenerate" not in footer_text(app)
+        await pilot.press("escape")  # back to the table, as before
+        await until(pilot, lambda: app.screen is table, "back to the table")

@@ -18,6 +18,7 @@ from textual import events
 from textual.widget import Widget
 
 from app.store import StoredConversation, StoredMessage
+from app.store.session import ConversationRecord
 from app.ui.screens.branching import BranchKeys, ChatBranches
 from app.ui.widgets.compare_pane import ComparePane
 from app.ui.widgets.prompt import PromptInput
@@ -51,6 +52,7 @@ class CompareBranchKeys(BranchKeys):
     panes: list[ComparePane]
     prompt: PromptInput
     selected: int
+    record: ConversationRecord | None
 
     def __init__(self) -> None:
         super().__init__()
@@ -72,9 +74,12 @@ class CompareBranchKeys(BranchKeys):
         return next((b for p in self.panes if (b := self.branches_of(p)).edit is not None), None)
 
     def branch_action_applies(self, action: str) -> bool | None:
+        applies = super().branch_action_applies(action)
+        if applies is not None and self.record is not None and self.record.kind == "batch":
+            return False  # a batch's prompt is one run of the batch: it does not branch
         if action == "cancel_branch_edit":
             return self._editing() is not None
-        return super().branch_action_applies(action)
+        return applies
 
     async def action_cancel_branch_edit(self) -> None:
         editing = self._editing()
