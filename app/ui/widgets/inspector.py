@@ -117,9 +117,11 @@ class Arrivals:
         for frame in frames[self.seen :]:
             at = frame.at_ms / 1000
             size = carried(frame)
-            self.has_text = self.has_text or size > 0
             self.text.append(Arrival(at, size))
-            self.bytes.append(Arrival(at, frame.size))
+            if not self.has_text:
+                self.bytes.append(Arrival(at, frame.size))
+                if size > 0:  # the bytes are only shown while no text came: not kept on
+                    self.has_text, self.bytes = True, []
             for event in frame.events:
                 if isinstance(event, Usage) and event.output_tokens:
                     self.reported = event.output_tokens  # as the status bar counts
@@ -172,7 +174,6 @@ class Inspector(Vertical):
         self._arrivals = Arrivals()
         self._timeline_at = -TIMELINE_EVERY  # monotonic time of the last timeline drawn
         self._shown: dict[str, str] = {}  # each Static's text, not updated when unchanged
-        self._detail_at = -TIMELINE_EVERY
         self.clock: RenderClock | None = None
         self._on_clock = False
 
@@ -251,15 +252,15 @@ class Inspector(Vertical):
             self._detail()
             return
         self._update("#inspector-request-text", request_text(exchange))
-        self._detail_at = -TIMELINE_EVERY
         self.grow()
         if not exchange.done:
             self._grow_soon(exchange)
 
     def grow(self) -> None:
-        """Take in what arrived since the last call (polled while the answer streams). Only
-        what changed is updated, and a streaming timeline once a second: each update of a
-        Static lays the whole screen out again, and the timeline walks every frame."""
+        """Take in what arrived since the last call (on the render clock's ticks while the
+        answer streams). Only what changed is updated (each update of a Static asks for a
+        layout of the whole screen), and a streaming timeline once a second (it walks every
+        frame)."""
         exchange = self.exchange
         if exchange is None:
             return
@@ -274,9 +275,7 @@ class Inspector(Vertical):
         if exchange.done or now - self._timeline_at >= TIMELINE_EVERY:
             self._timeline_at = now
             self.query_one(StreamTimeline).show(self._arrivals.timeline(exchange))
-        if exchange.done or now - self._detail_at >= TIMELINE_EVERY:  # the newest frame, whole
-            self._detail_at = now
-            self._detail()
+        self._detail()  # the newest frame while the list follows it: laid out in the same pass
 
     def _update(self, selector: str, text: str) -> None:
         if self._shown.get(selector) != text:
