@@ -342,12 +342,12 @@ class TriptychApp(ChatHost):
     def on_chat_screen_choose_tools_requested(
         self, message: ChatScreen.ChooseToolsRequested
     ) -> None:
-        pick_tools(self)
+        pick_tools(self, self.tools)
 
     def on_compare_screen_choose_tools_requested(
         self, message: CompareScreen.ChooseToolsRequested
     ) -> None:
-        pick_tools(self)
+        pick_tools(self, self.tools)
 
     def on_chat_screen_leaderboard_requested(
         self, message: ChatScreen.LeaderboardRequested

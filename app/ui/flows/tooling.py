@@ -14,12 +14,12 @@ import asyncio
 import contextlib
 from collections.abc import Sequence
 from functools import partial
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from textual.app import App
 from textual.worker import Worker
 
 from app.settings.config import Config
-from app.ui.flows.host import ChatHost
 from app.ui.palette import Choice, show_choices
 
 if TYPE_CHECKING:
@@ -46,7 +46,7 @@ class ToolSession:
     def configured(self) -> bool:
         return bool(self.config.tools or self.config.mcp)
 
-    def start(self, app: ChatHost) -> None:
+    def start(self, app: App[Any]) -> None:
         """List the tools: at once for `[tools]`, in a worker for the MCP servers."""
         if not self.configured:
             self._ready.set()
@@ -71,7 +71,7 @@ class ToolSession:
             return
         self._worker = app.run_worker(self._host(app), group="mcp", exit_on_error=False)
 
-    async def _host(self, app: ChatHost) -> None:
+    async def _host(self, app: App[Any]) -> None:
         from app.tools.mcp_client import McpServers
         from app.tools.registry import build_registry
 
@@ -146,17 +146,17 @@ class ToolSession:
 NONE_CONFIGURED = "No tools are configured: add [tools.NAME] or [mcp.NAME] to the config."
 
 
-def pick_tools(app: ChatHost) -> None:
+def pick_tools(app: App[Any], session: ToolSession) -> None:
     """ "Choose tools…": one entry per tool, ✓ on or ✗ off; choosing one turns it on or off
-    for the next prompts (every pane's), and says so."""
-    session = app.tools
+    for the next prompts (every pane's), and says so. (`app` is the ChatHost that holds
+    `session`: its type is not named here, as the host names this module's.)"""
     if not session.configured:
         app.notify(NONE_CONFIGURED, severity="warning", markup=False)
         return
     app.run_worker(_pick_tools(app, session), group="tools", exit_on_error=False)
 
 
-async def _pick_tools(app: ChatHost, session: ToolSession) -> None:
+async def _pick_tools(app: App[Any], session: ToolSession) -> None:
     await session.ready()  # the servers' tools are listed
 
     def toggle(tool: Tool) -> None:

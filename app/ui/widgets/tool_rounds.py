@@ -32,8 +32,11 @@ from app.wire.tools import ResultOrigin, ToolResult
 from app.wire.turn import ToolCall, Turn, TurnStatus
 
 if TYPE_CHECKING:
+    from textual.notifications import SeverityLevel
+
+    from app.providers.params import RequestParams
     from app.ui.widgets.assistant_turn import AssistantTurn
-    from app.ui.widgets.chat_pane import ChatPane
+    from app.wire.conversation import Conversation
 
 
 @dataclass(slots=True)
@@ -53,6 +56,32 @@ class ToolsSource(Protocol):
     async def kit(self) -> ToolKit | None: ...
 
 
+class RoundsPane(Protocol):
+    """What the loop needs of the pane it runs in (a ChatPane): a Protocol, so this module
+    does not import the pane that imports it."""
+
+    current: AssistantTurn | None
+    params: RequestParams | None
+    model: str
+    conversation: Conversation
+
+    def clock_now(self) -> float: ...
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None: ...
+
+    def start_round(
+        self, turn: Turn, timing: Timing, number: int
+    ) -> tuple[AssistantTurn, TurnRecord]: ...
+
+
 @dataclass(slots=True)
 class _Shown:
     round: Round
@@ -64,7 +93,7 @@ class PaneRounds:
     """One prompt's tool loop in one pane: its rounds (each a turn, its record and its view)
     and the callbacks that answer each call on its card."""
 
-    def __init__(self, pane: ChatPane, kit: ToolKit) -> None:
+    def __init__(self, pane: RoundsPane, kit: ToolKit) -> None:
         self.pane = pane
         self.kit = kit
         self.rounds: list[_Shown] = []
