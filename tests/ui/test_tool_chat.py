@@ -350,3 +350,31 @@ async def test_esc_in_the_result_editor_stops_the_loop_and_the_chat_goes_on(
             },
             {"role": "user", "content": "skip it"},
         ]
+
+
+async def test_a_retry_after_a_failed_follow_up_asks_again_from_the_results(
+    tmp_path: Path, fake_provider: FakeProvider
+) -> None:
+    fake_provider.push(
+        fake.stream(Api.CHAT, calling("get_weather")),
+        fake.http_error(Api.CHAT, 500, "server_error", "upstream fell over"),
+        fake.stream(Api.CHAT, FINAL),
+    )
+    app = make_app(tools_config(fake_provider), tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, PROMPT)
+        editor = await wait_for(pilot, ToolTextEditor, "the result editor")
+        editor.insert(RESULT)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: len(fake_provider.requests) == 2, 10, "the follow-up")
+        await wait_idle(pilot)
+        assert "upstream fell over" in screen_text(app)
+        await pilot.press("ctrl+t")
+        await wait_until(pilot, lambda: len(fake_provider.requests) == 3, 10, "the retry")
+        await wait_idle(pilot)
+        assert (
+            fake_provider.requests[2].json["messages"]
+            == (fake_provider.requests[1].json["messages"])
+        )  # the results again, not the failed answer
+        assert "fake · m-1 · retry 2" in screen_text(app)
+        assert "It is 21 °C." in screen_text(app)

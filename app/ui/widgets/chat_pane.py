@@ -42,6 +42,7 @@ from app.ui.widgets.branch_marker import (
 )
 from app.ui.widgets.history_turn import EarlierMessages, mount_stored, window_start
 from app.ui.widgets.status_bar import StatusBar
+from app.ui.widgets.tool_call import tool_round
 from app.ui.widgets.transcript import Transcript
 from app.ui.widgets.user_message import UserMessage
 from app.wire.attachment import Attachment
@@ -217,11 +218,12 @@ class ChatPane(Vertical):
         self._worker = self._stream(client, turn, self._timing, self._record)
 
     def _answers_to_last_prompt(self) -> int:
+        """Answers the last prompt got, less tool rounds (a retry asks from the last one)."""
         count = 0
         for child in reversed(self.transcript.children):
             if isinstance(child, UserMessage):
                 break
-            count += isinstance(child, AssistantTurn)
+            count += isinstance(child, AssistantTurn) and not tool_round(child.turn)
         return count
 
     @work(group="stream", exclusive=True, exit_on_error=False)

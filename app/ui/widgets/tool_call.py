@@ -22,7 +22,7 @@ from textual.widgets import Static
 
 from app.display.sanitize import clean, clean_line
 from app.wire.tools import ResultOrigin, ToolResult
-from app.wire.turn import ToolCall
+from app.wire.turn import ToolCall, Turn, TurnStatus
 
 if TYPE_CHECKING:  # the outcome's rows and editor are loaded when a tool is first answered
     from app.tools.approval import Choice
@@ -45,6 +45,12 @@ def json_note(text: str) -> str:
     except ValueError:
         return "text"
     return "JSON"
+
+
+def tool_round(turn: Turn) -> bool:
+    """A turn whose every call got its result: the tool loop went on after it."""
+    calls = [c for c in turn.tool_calls if c.name]
+    return turn.status is TurnStatus.COMPLETE and bool(calls) and all(c.result for c in calls)
 
 
 def _drafting(focused: Widget | None) -> bool:
@@ -323,4 +329,5 @@ __all__ = [
     "pretty_arguments",
     "result_head",
     "size_text",
+    "tool_round",
 ]
