@@ -388,16 +388,23 @@ class Store:
             )
         return _rowid(cur)
 
-    def carry_pane(self, conv_id: int, source: int, target: int) -> None:
-        """A pane added to a comparison carries on pane `source`'s chosen path: its prompts
-        join `target`'s tree in that order and its answers are copied there (each under the
-        prompt it answers); `target` then branches on its own."""
+    def pane_path(self, conv_id: int, pane: int) -> list[int]:
+        """The ids on a comparison pane's chosen path, in order."""
+        with self._read() as conn:
+            return pane_trees.pane_tree(conn, conv_id, pane).chosen_path()
+
+    def carry_pane(self, conv_id: int, source: int, target: int, path: Sequence[int] = ()) -> None:
+        """A pane added to a comparison carries on pane `source`'s chosen path (or `path`,
+        the one it showed when the pane was added): its prompts join `target`'s tree in that
+        order and its answers are copied there (each under the prompt it answers); `target`
+        then branches on its own."""
         now = self.clock()
         copied = ", ".join(_COPIED)
         with self._write() as conn:
             if not pane_trees.is_pane_tree(conn, conv_id):
                 raise ConversationNotFound(f"no comparison {conv_id} in the history")
-            path = pane_trees.pane_tree(conn, conv_id, source).chosen_path()
+            if not path:
+                path = pane_trees.pane_tree(conn, conv_id, source).chosen_path()
             roles = dict(
                 conn.execute(
                     "SELECT id, role FROM messages WHERE conversation_id = ?", (conv_id,)

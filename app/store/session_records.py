@@ -195,17 +195,31 @@ class ConversationRecord:
         record.started = self.history.submit(write)
         return record
 
-    def carry(self, source: int, target: int) -> None:
+    def path_of(self, pane: int) -> list[int]:
+        """The ids on a comparison pane's chosen path as the writes asked so far leave it:
+        filled in on the writer thread (before any write asked later runs)."""
+        found: list[int] = []
+
+        def read(store: Store) -> None:
+            if self.conv_id is not None and self.kind == "compare":
+                with contextlib.suppress(ConversationNotFound):
+                    found.extend(store.pane_path(self.conv_id, pane))
+
+        self.history.submit(read)
+        return found
+
+    def carry(self, source: int, target: int, path: list[int] | None = None) -> None:
         """Copy pane `source`'s conversation so far to pane `target` (each answer under the
         prompt it answers): a pane added to a comparison carries on the one it was added from,
-        and reopens with that conversation rather than with bare prompts."""
+        and reopens with that conversation rather than with bare prompts. `path`: in a
+        comparison, the branch it showed when the pane was added (`path_of`)."""
 
         def write(store: Store) -> None:
             if self.conv_id is None:
                 return
             try:
                 if self.kind == "compare":  # the source's chosen path, into a tree of its own
-                    store.carry_pane(self.conv_id, source, target)
+                    store.carry_pane(self.conv_id, source, target, path or ())
                     return
                 stored = store.load(self.conv_id)
                 for message, prompt_id in carried_answers(stored, source):

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from textual.command import CommandPalette
 from textual.pilot import Pilot
 
 from app.ui.app import TriptychApp
@@ -25,7 +26,15 @@ from app.ui.widgets.user_message import UserMessage
 from app.wire.engine import Api
 from tests.fakes import provider as fake
 from tests.fakes.provider import FakeProvider
-from tests.ui.compare_helpers import PLAIN, answer, ask, compare_screen, config_for, load_last
+from tests.ui.compare_helpers import (
+    PLAIN,
+    answer,
+    ask,
+    compare_screen,
+    config_for,
+    load_last,
+    run_palette,
+)
 from tests.ui.helpers import footer_text, make_app, screen_text, wait_until
 from tests.ui.test_batch_screen import app_for, job_for, push_two
 from tests.ui.test_compare_blind import SECRETS, blind_app
@@ -322,3 +331,54 @@ async def test_a_batch_prompt_side_by_side_does_not_branch(
         assert "regenerate" not in footer_text(app)
         await pilot.press("escape")  # back to the table, as before
         await until(pilot, lambda: app.screen is table, "back to the table")
+
+
+async def test_a_pane_added_carries_on_the_branch_its_source_showed(
+    fakes: dict[Api, FakeProvider], tmp_path: Path
+) -> None:
+    db = tmp_path / "history.sqlite3"
+    cc, am, rs = fakes[Api.CHAT], fakes[Api.MESSAGES], fakes[Api.RESPONSES]
+    queue_two_rounds(fakes)
+    cc.push(reply(Api.CHAT, "cc fix"), reply(Api.CHAT, "cc three"))
+    am.push(reply(Api.MESSAGES, "am three"))
+    rs.push(fake.json_answer({"data": [{"id": "rs-model"}]}), reply(Api.RESPONSES, "rs three"))
+    app = make_app(config_for(fakes), tmp_path, history_file=db, compare=TWO)
+    async with app.run_test(size=WIDE) as pilot:
+        screen = await two_rounds(pilot, fakes)
+        left = screen.panes[0]
+        prompt = screen.query_one("#prompt", PromptInput)
+        await pilot.press("alt+up", "alt+up", "e")
+        await until(pilot, lambda: prompt.text == "teh typo", "the prompt in the input")
+        prompt.load_text("the fix")
+        await pilot.press("enter")
+        await until(pilot, lambda: len(cc.requests) == 3, "pane 1's request")
+        await drawn(pilot, screen)
+        await pilot.press("alt+up", "alt+up", "left_square_bracket")  # back to "teh typo"
+        await until(pilot, lambda: prompts(left) == ["first", "teh typo"], "the first branch")
+        await pilot.press("escape")
+        await run_palette(pilot, "Add pane", "rs")
+        await until(pilot, lambda: len(rs.requests) == 1, "its models")
+        await until(pilot, lambda: isinstance(app.screen, CommandPalette), "the models")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await until(pilot, lambda: len(screen.panes) == 3, "a third pane")
+        added = screen.panes[2]
+        assert [m.text for m in added.conversation.messages] == [
+            "first", "cc one", "teh typo", "cc typo"
+        ]  # fmt: skip
+        screen.action_select(-2)  # pane 1 again, which now switches to its other branch
+        await pilot.press("alt+up", "alt+up", "right_square_bracket")
+        await until(pilot, lambda: prompts(left) == ["first", "the fix"], "the second branch")
+        await pilot.press("escape")
+        await ask(pilot, "third")
+        await until(pilot, lambda: len(rs.requests) == 2 and len(cc.requests) == 4, "asked")
+        await drawn(pilot, screen)
+        body = rs.requests[-1].body.decode()
+        assert "teh typo" in body
+        assert "the fix" not in body
+        assert sent(cc)[2] == user("the fix")
+    stored = load_last(db)
+    assert [m.text for m in stored.pane_paths[2]] == [
+        "first", "cc one", "teh typo", "cc typo", "third", "rs three"
+    ]  # fmt: skip
+    assert [m.text for m in stored.pane_paths[0]][2] == "the fix"

@@ -517,7 +517,8 @@ class CompareScreen(CompareBranchKeys, CompareWire):
         await self.container.mount(pane)
         await show_conversation(pane, settled_history(source.conversation))
         source_index = source.history.pane
-        self.carry_later(lambda record: record.carry(source_index, index), pane)
+        shown = [] if self.record is None else self.record.path_of(source_index)  # its branch
+        self.carry_later(lambda record: record.carry(source_index, index, shown), pane)
         self._arrange(self.size.width)
         self._select(len(self.panes) - 1)
         return pane
