@@ -5,6 +5,7 @@ from __future__ import annotations
 from textual.content import Content
 from textual.widgets import Static
 
+from app.display.status_fit import fit_status
 from app.display.status_line import DIM, ERROR, GOOD, SEPARATOR, STATE, WARN, Segment
 
 _STYLES = {
@@ -40,18 +41,25 @@ class StatusBar(Static):
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__("", id=id, markup=False)
-        self.segments: list[Segment] = []
+        self.segments: list[Segment] = []  # as shown: fitted to the bar's width
+        self._full: list[Segment] = []  # everything the pane said
 
     def show(self, segments: list[Segment]) -> None:
-        """Redraw if changed. One line needs no layout pass (a full reflow of the screen);
-        only a status too long for one line (an error message) grows the bar."""
+        """Redraw if changed, shortened to one line of the bar (`fit_status`). One line needs
+        no layout pass (a full reflow of the screen); only a status that still does not fit
+        (a long error code) grows the bar."""
+        self._full = segments
+        segments = fit_status(segments, self.size.width)  # the width inside the padding
         if segments == self.segments:
             return
         self.segments = segments
-        wrap = len(self.plain) + 2 > self.size.width > 0
+        wrap = len(self.plain) > self.size.width > 0
         layout = wrap or self.has_class("-wrap")
         self.set_class(wrap, "-wrap")
         self.update(segments_content(segments), layout=layout)
+
+    def on_resize(self) -> None:
+        self.show(self._full)  # a wider bar shows more again, a narrower one less
 
     @property
     def plain(self) -> str:
