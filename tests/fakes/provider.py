@@ -64,7 +64,7 @@ class FakeProvider:
         base = ProviderConfig(name=f"fake-{api.value}", api=api, base_url=self.url, model="m-1")
         return replace(base, **changes)
 
-    def last_request(self, timeout: float = 2.0) -> SeenRequest:
+    def last_request(self, timeout: float = 10.0) -> SeenRequest:
         deadline = time.monotonic() + timeout
         while not self.requests and time.monotonic() < deadline:
             time.sleep(0.005)

@@ -60,7 +60,7 @@ async def ask(pilot: Pilot[Any], text: str) -> None:
     await pilot.press(*text, "enter")
 
 
-async def all_drawn(pilot: Pilot[Any], timeout: float = 5.0) -> None:
+async def all_drawn(pilot: Pilot[Any], timeout: float = 15.0) -> None:
     screen = compare_screen(pilot.app)  # type: ignore[arg-type]
     await wait_until(
         pilot,

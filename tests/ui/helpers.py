@@ -30,7 +30,7 @@ def make_app(config: Config, tmp_path: Path, **kwargs: Any) -> TriptychApp:
 
 
 async def wait_until(
-    pilot: Pilot[Any], predicate: Callable[[], object], timeout: float = 5.0, what: str = ""
+    pilot: Pilot[Any], predicate: Callable[[], object], timeout: float = 15.0, what: str = ""
 ) -> None:
     deadline = time.monotonic() + timeout
     while not predicate():
@@ -47,7 +47,7 @@ async def send(pilot: Pilot[Any], text: str) -> None:
     await pilot.press("enter")
 
 
-async def wait_drawn(pilot: Pilot[Any], timeout: float = 5.0) -> None:
+async def wait_drawn(pilot: Pilot[Any], timeout: float = 15.0) -> None:
     app = pilot.app
     assert isinstance(app, TriptychApp)
     await wait_until(
