@@ -56,7 +56,9 @@ class Captures:
 def push_round(fakes: dict[Api, FakeProvider]) -> None:
     """zebra fails naming itself, quokka streams slowly, okapi's stream is cut off."""
     fakes[Api.CHAT].push(fake.http_error(Api.CHAT, 500, CODE, ERROR))
-    fakes[Api.MESSAGES].push(fake.stream(Api.MESSAGES, answer(*(["word "] * 12)), delay=0.05))
+    # 3 s of streaming: its state word comes from the status line, which a loaded machine's
+    # render clock may redraw only about once a second (0.6 s of it was missed at times)
+    fakes[Api.MESSAGES].push(fake.stream(Api.MESSAGES, answer(*(["word "] * 12)), delay=0.25))
     fakes[Api.RESPONSES].push(fake.cut_mid_event(Api.RESPONSES, answer("some ", "words")))
 
 
