@@ -382,3 +382,20 @@ async def test_a_pane_added_carries_on_the_branch_its_source_showed(
         "first", "cc one", "teh typo", "cc typo", "third", "rs three"
     ]  # fmt: skip
     assert [m.text for m in stored.pane_paths[0]][2] == "the fix"
+
+
+async def test_a_new_comparison_ends_a_panes_edit_and_keeps_what_was_typed(
+    fakes: dict[Api, FakeProvider], tmp_path: Path
+) -> None:
+    queue_two_rounds(fakes)
+    app = make_app(config_for(fakes), tmp_path, history_file=tmp_path / "h.db", compare=TWO)
+    async with app.run_test(size=WIDE) as pilot:
+        screen = await two_rounds(pilot, fakes)
+        prompt = screen.query_one("#prompt", PromptInput)
+        await pilot.press("alt+up", "alt+up", "e")
+        await until(pilot, lambda: prompt.border_title == EDIT_TITLE, "the edit")
+        await pilot.press("ctrl+n")
+        await until(pilot, lambda: prompt.border_title is None, "the edit ended")
+        assert prompt.text == "teh typo"  # left in the input, as a new prompt
+        assert all(prompts(p) == [] for p in screen.panes)
+        assert "cancel edit" not in footer_text(app)

@@ -684,6 +684,8 @@ class CompareScreen(CompareBranchKeys, CompareWire):
 
     async def action_new_comparison(self) -> None:
         """Every pane starts afresh, together in one new conversation of the history."""
+        self.forget_branches()
+        self.refresh_bindings()  # no "cancel edit" any more
         for pane in self.panes:
             await pane.new_chat()
         self._carries = []

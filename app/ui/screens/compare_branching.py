@@ -100,6 +100,11 @@ class CompareBranchKeys(BranchKeys):
         await editing.send_edit(text)
         return True
 
+    def forget_branches(self) -> None:
+        """A new comparison: nothing is selected or edited any more (the input keeps its text)."""
+        for pane in self.panes:
+            self.branches_of(pane).forget()
+
     def branch_pane_selected(self) -> None:
         """Another pane is selected: a message selected in any other pane is let go."""
         chosen = self.panes[self.selected % len(self.panes)]
