@@ -13,6 +13,7 @@ from textual.pilot import Pilot
 
 from app.settings.config import ToolConfig
 from app.store.session import continued_conversation
+from app.ui.widgets.chat_pane import TOOL_CALL
 from app.ui.widgets.tool_approval import PROBLEM_TEXT
 from app.wire.engine import Api
 from app.wire.tools import ResultOrigin, ToolResult
@@ -378,3 +379,23 @@ async def test_a_retry_after_a_failed_follow_up_asks_again_from_the_results(
         )  # the results again, not the failed answer
         assert "fake · m-1 · retry 2" in screen_text(app)
         assert "It is 21 °C." in screen_text(app)
+
+
+def state_word(app: Any) -> str:
+    """The chat status bar's state (after provider and model)."""
+    return str(app.pane.status_bar.segments[2][0])
+
+
+async def test_the_chat_status_says_tool_call_while_a_call_waits_then_the_real_state(
+    tmp_path: Path, fake_provider: FakeProvider
+) -> None:
+    fake_provider.push(fake.stream(Api.CHAT, calling("get_weather")), fake.stream(Api.CHAT, FINAL))
+    app = make_app(tools_config(fake_provider), tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, PROMPT)
+        editor = await wait_for(pilot, ToolTextEditor, "the result editor")
+        await wait_until(pilot, lambda: state_word(app) == TOOL_CALL, 10, "the tool call state")
+        editor.insert(RESULT)
+        await pilot.press("enter")
+        await wait_idle(pilot)
+        assert state_word(app) == "complete"

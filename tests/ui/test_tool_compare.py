@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from app.settings.config import ToolConfig
-from app.ui.widgets.compare_pane import TOOL_CALL
+from app.ui.widgets.chat_pane import TOOL_CALL
 from app.wire.engine import Api
 from tests.fakes import provider as fake
 from tests.fakes.provider import FakeProvider

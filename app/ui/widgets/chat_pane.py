@@ -24,7 +24,7 @@ from textual.message import Message
 from textual.widgets import Button
 from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
-from app.display.status_line import StatusInput, answer_label, status_segments
+from app.display.status_line import STATE, StatusInput, answer_label, status_segments
 from app.display.turn_watch import TurnWatch, settled_watch
 from app.providers.params import RequestParams
 from app.providers.timing import Timing
@@ -53,6 +53,7 @@ if TYPE_CHECKING:  # the tool loop is loaded when tools are first used
     from app.ui.widgets.tool_rounds import PaneRounds, ToolsSource
 
 STATUS_PERIOD = 0.1  # the status bar redraws at most 10 times a second
+TOOL_CALL = "tool call"  # the state word while a tool call waits or runs
 RETRYABLE = frozenset({TurnStatus.STOPPED, TurnStatus.INTERRUPTED, TurnStatus.FAILED})
 
 
@@ -367,7 +368,10 @@ class ChatPane(Vertical):
         info = StatusInput(
             self.provider.name, self.model, None if view is None else view.turn, watch, now
         )
-        self.status_bar.show(status_segments(info))
+        segments = status_segments(info)
+        if self.running_tools and len(segments) > 2:  # not "complete": the loop waits
+            segments[2] = (TOOL_CALL, STATE)
+        self.status_bar.show(segments)
 
     async def new_chat(self) -> None:
         await self.settle()
@@ -503,4 +507,4 @@ class ChatPane(Vertical):
             self._client = None
 
 
-__all__ = ["ChatPane", "Connect", "TurnStreamer"]
+__all__ = ["TOOL_CALL", "ChatPane", "Connect", "TurnStreamer"]

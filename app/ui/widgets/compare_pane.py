@@ -25,12 +25,10 @@ from app.store.branches import AT_END
 from app.store.session import PaneHistory
 from app.store.session_records import TurnRecord
 from app.ui.widgets.assistant_turn import AssistantTurn
-from app.ui.widgets.chat_pane import ChatPane
+from app.ui.widgets.chat_pane import TOOL_CALL, ChatPane
 from app.ui.widgets.status_bar import segments_content
 from app.ui.widgets.user_message import UserMessage
 from app.wire.conversation import Conversation
-
-TOOL_CALL = "tool call"  # the state word while a tool call waits or runs
 
 
 class ComparePaneHeader(Static):
