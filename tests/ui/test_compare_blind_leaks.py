@@ -131,3 +131,48 @@ async def test_a_failed_pane_says_why_at_once_when_the_comparison_is_not_blind(
         )
         await wait_until(pilot, lambda: CODE in screen_text(app), what="the error code")
         assert "zebra-model at zebra" in screen_text(app)
+
+
+# Round one's answers, one per provider: words no other text on screen contains.
+FIRST = {Api.CHAT: "aardvark striped", Api.MESSAGES: "bison hopping", Api.RESPONSES: "civet tall"}
+HIDDEN_NOTE = "earlier rounds hidden until the vote"
+
+
+async def test_a_second_blind_round_hides_the_first_rounds_answers_until_its_vote(
+    fakes: dict[Api, FakeProvider], tmp_path: Path
+) -> None:
+    """After round one's vote each pane's answers say who it is: in round two, before its vote,
+    no pane shows round one's answers (nor any name); the vote brings them back."""
+    app = blind_app(fakes, tmp_path, blind=True)
+    async with app.run_test(size=WIDE) as pilot:
+        screen = compare_screen(app)
+        shots = Captures(pilot)
+        for api, text in FIRST.items():
+            fakes[api].push(fake.stream(api, answer(text)))
+        await ask(pilot, "round one")
+        await wait_until(pilot, lambda: screen.vote_bar.asking, what="round one's vote bar")
+        await pilot.press("1")
+        await pilot.pause()
+        revealed = screen_text(app)
+        assert all(text in revealed for text in FIRST.values())  # named and seen
+        assert all(name in revealed for name in WHO.values())
+
+        for api in WHO:  # round two: the same words from everyone, one pane slow
+            fakes[api].push(fake.stream(api, answer(*(["word "] * 8)), delay=0.2))
+        await ask(pilot, "round two")
+        await wait_until(pilot, lambda: bool(screen.busy), what="round two streaming")
+        during = await shots.take("round two streaming")
+        await wait_until(pilot, lambda: screen.vote_bar.asking, what="round two's vote bar")
+        waiting = await shots.take("round two's vote bar")
+        assert shots.leaked() == {}
+        for text in (during, waiting):
+            assert [t for t in FIRST.values() if t in text] == []
+            assert "round one" not in text
+            assert "round two" in text  # this round's prompt and answers do show
+            assert HIDDEN_NOTE in text
+
+        await pilot.press("2")
+        await pilot.pause()
+        after = screen_text(app)
+        assert all(text in after for text in FIRST.values())  # restored after the vote
+        assert HIDDEN_NOTE not in after

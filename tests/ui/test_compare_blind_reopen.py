@@ -14,8 +14,9 @@ from app.store.votes import Vote
 from app.ui.app import TriptychApp
 from app.ui.screens.compare import CompareScreen
 from app.wire.engine import Api
+from tests.fakes import provider as fake
 from tests.fakes.provider import FakeProvider
-from tests.ui.compare_helpers import compare_screen
+from tests.ui.compare_helpers import answer, ask, compare_screen
 from tests.ui.helpers import make_app, screen_text, wait_until
 from tests.ui.test_compare_blind import (
     WHO,
@@ -133,3 +134,37 @@ async def test_voted_it_reopens_with_the_names_and_the_vote_and_the_next_prompt_
         ("judged", "winner"),
         ("next one", "tie"),
     ]
+
+
+async def test_reopened_before_its_vote_a_later_round_hides_the_earlier_answers(
+    fakes: dict[Api, FakeProvider], tmp_path: Path
+) -> None:
+    """Round one voted (its answers differ per provider), round two left before its vote: the
+    reopened panes show round two only until it is voted, then round one again."""
+    first_answers = {api: f"{name[::-1]}xyz said" for api, name in WHO.items()}
+    first = blind_app(fakes, tmp_path, blind=True)
+    async with first.run_test(size=WIDE) as pilot:
+        screen = compare_screen(first)
+        for api, text in first_answers.items():
+            fakes[api].push(fake.stream(api, answer(text)))
+        await ask(pilot, "round one")
+        await wait_until(pilot, lambda: screen.vote_bar.asking, what="round one's vote bar")
+        await pilot.press("1")
+        await voted_round(pilot, fakes, "round two")  # left with the vote bar asking
+
+    again = continued(fakes, tmp_path)
+    async with again.run_test(size=WIDE) as pilot:
+        screen = await reopened(again, pilot)
+        await wait_until(pilot, lambda: screen.vote_bar.asking, what="the vote bar")
+        await pilot.pause()
+        text = screen_text(again)
+        assert leaks(text) == []
+        assert [t for t in first_answers.values() if t in text] == []
+        assert "round one" not in text
+        assert "round two" in text
+        assert "earlier rounds hidden until the vote" in text
+        await pilot.press("1")
+        await pilot.pause()
+        after = screen_text(again)
+        assert all(t in after for t in first_answers.values())
+        assert "earlier rounds hidden until the vote" not in after

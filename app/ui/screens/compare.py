@@ -309,6 +309,8 @@ class CompareScreen(CompareBranchKeys, CompareWire):
         self.vote_bar.done()  # a vote shown from before
         if self.blind:
             self._shuffle()
+            for pane in self.panes:
+                pane.hide_earlier()
             self._round_prompt = message.text
             self._awaiting_vote = True
             if self.record is not None:
@@ -418,6 +420,7 @@ class CompareScreen(CompareBranchKeys, CompareWire):
         self._relabel()
         for pane in panes:
             pane.unhide(pane.label)
+            pane.show_earlier()
         self._arrange(self.size.width)
         self.rank()
         self.prompt.focus()
@@ -453,6 +456,7 @@ class CompareScreen(CompareBranchKeys, CompareWire):
             return
         for slot, pane in enumerate(self.panes):
             pane.hide(LETTERS[slot])  # again: its stored answers were mounted since
+            pane.hide_earlier(but_last_round=True)
             pane.stored_answer = answers.get(pane.history.pane)
         self._round_prompt = prompt
         self._awaiting_vote = True

@@ -30,6 +30,7 @@ from app.ui.widgets.status_bar import segments_content
 from app.ui.widgets.user_message import UserMessage
 from app.wire.conversation import Conversation
 
+EARLIER_HIDDEN = "earlier rounds hidden until the vote"
 
 class ComparePaneHeader(Static):
     DEFAULT_CSS = """
@@ -45,6 +46,14 @@ class ComparePaneHeader(Static):
     """
 
 
+class EarlierNote(Static):
+    """Stands for the rounds a blind round hides."""
+
+    DEFAULT_CSS = """
+    EarlierNote { height: 1; width: 1fr; padding: 0 1; color: $text-muted; text-style: italic; }
+    """
+
+
 class ComparePane(ChatPane):
     LABEL_ANSWERS = False
     DEFAULT_CSS = """
@@ -56,6 +65,10 @@ class ComparePane(ChatPane):
         &.-selected > ComparePaneHeader { background: $primary 15%; text-style: bold; }
         /* blind: a reopened answer's label and saved status line name who wrote it */
         &.-blind .turn--label, &.-blind StoredTurnInfo { display: none; }
+        /* blind: earlier rounds, revealed, would say which letter is whose */
+        &.-earlier-hidden .-earlier-round { display: none; }
+        & > EarlierNote { display: none; }
+        &.-earlier-hidden > EarlierNote { display: block; }
     }
     """
 
@@ -74,9 +87,11 @@ class ComparePane(ChatPane):
         self.letter: str | None = None  # set while a blind comparison hides who this is
         self.stored_answer: int | None = None  # a reopened pane's last answer, to vote on
         self.header = ComparePaneHeader("", markup=False)
+        self.earlier_note = EarlierNote(EARLIER_HIDDEN, markup=False)
 
     def compose(self) -> ComposeResult:
         yield self.header
+        yield self.earlier_note
         yield from super().compose()
 
     def on_mount(self) -> None:
@@ -105,6 +120,21 @@ class ComparePane(ChatPane):
         self.label = label
         self.show_header()
         self._withhold_reasons(False)
+
+    def hide_earlier(self, *, but_last_round: bool = False) -> None:
+        """Blind: what this pane showed before (all of it, or all before its last prompt, for a
+        reopened round) is out of sight until `show_earlier`: answers revealed in an earlier
+        round would tell which provider this letter is."""
+        children = list(self.transcript.children)
+        if but_last_round:
+            prompts = [n for n, child in enumerate(children) if isinstance(child, UserMessage)]
+            children = children[: prompts[-1]] if prompts else []
+        for child in children:
+            child.add_class("-earlier-round")
+        self.set_class(bool(children), "-earlier-hidden")
+
+    def show_earlier(self) -> None:
+        self.remove_class("-earlier-hidden")
 
     def _withhold_reasons(self, withheld: bool) -> None:
         self.set_class(withheld, "-blind")
