@@ -32,6 +32,7 @@ from app.wire.conversation import Conversation
 
 EARLIER_HIDDEN = "earlier rounds hidden until the vote"
 
+
 class ComparePaneHeader(Static):
     DEFAULT_CSS = """
     ComparePaneHeader {
