@@ -4,7 +4,8 @@ It is not a shortcut past the real path. `triptych` and `triptych ask` talk to i
 127.0.0.1 with the same client, the same SSE reader and the same decoders as any provider, and
 it answers with each format's exact wire shape, paced like a model (a short wait for the first
 token, then tens of milliseconds per piece). Which sample answers is chosen by words in the
-prompt: see app/demo/samples.py.
+prompt: see app/demo/samples.py; a request that ends with tool results gets a short text that
+quotes them (app/demo/tool_answer.py), so a tool loop ends.
 
 Three built-in providers share the server: `demo` (Chat Completions), `demo-messages` and
 `demo-responses`, so `triptych --compare demo,demo-messages,demo-responses` works offline.
@@ -29,6 +30,7 @@ from app.demo.loopback import (
 )
 from app.demo.names import DEMO_APIS, DEMO_MODEL, is_demo, with_demo_providers
 from app.demo.samples import sample_for
+from app.demo.tool_answer import tool_answer_sample, tool_results
 from app.settings.config import DEMO, Config, ProviderConfig
 from app.wire.engine import Api
 
@@ -111,11 +113,13 @@ class DemoServer:
         if not isinstance(body, dict):
             return _error(api, 400, "invalid_request_error", "the request body is not an object")
         history = body.get("messages", body.get("input"))
-        sample = sample_for(
-            last_user_text(api, body),
-            model=str(body.get("model") or DEMO_MODEL),
-            input_tokens=max(1, len(json.dumps(history)) // 4),
-        )
+        model = str(body.get("model") or DEMO_MODEL)
+        input_tokens = max(1, len(json.dumps(history)) // 4)
+        results = tool_results(api, body)  # a tool loop's follow-up: answered, not called again
+        if results:
+            sample = tool_answer_sample(results, model=model, input_tokens=input_tokens)
+        else:
+            sample = sample_for(last_user_text(api, body), model=model, input_tokens=input_tokens)
         return Reply(
             200, _SSE_HEADERS, self._steps(api, frames(api, sample.answer), sample.cut_from_end)
         )
