@@ -219,7 +219,10 @@ class Inspector(Vertical):
         exchange is over or another one, or none, is shown."""
         exchange = self.exchange
         if exchange is not None and self.display and self._changed(exchange):
-            self.grow()
+            if exchange.done:  # the answer's last frame goes to the screen first, then this
+                self.call_after_refresh(self.grow)
+            else:
+                self.grow()
         over = exchange is None or exchange.done or not self.display
         if over:
             self._on_clock = False
