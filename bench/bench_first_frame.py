@@ -86,12 +86,16 @@ def compile_tree(tree: Path) -> None:
 
 
 def cpu_seconds(pid: str) -> float:
-    """CPU time the process has run (Linux schedstat: nanoseconds on a CPU, all threads)."""
+    """CPU time the process has run, every thread of it (Linux schedstat: nanoseconds on a
+    CPU, per thread; threads that already ended are not counted)."""
+    total = 0
     try:
-        with open(f"/proc/{pid}/schedstat") as stat:
-            return int(stat.read().split()[0]) / 1e9
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            with open(task / "schedstat") as stat:
+                total += int(stat.read().split()[0])
     except (OSError, ValueError, IndexError):
         return float("nan")
+    return total / 1e9
 
 
 def first_frame(command: str, size: tuple[int, int], cwd: Path) -> tuple[float, float]:
