@@ -374,7 +374,9 @@ def _dispatch(
         return _serve(args, environ, stderr)
     if command == "leaderboard":
         return _leaderboard(args, stdout, stderr)
-    config = _load(args, environ, stderr)
+    # a blind comparison's app shows the warnings itself, those naming a pane after the vote
+    blind_tui = command is None and args.blind and bool(args.compare)
+    config = _load(args, environ, stderr, quiet=blind_tui)
     if command == "providers":
         from app.headless.provider_list import format_providers
 
@@ -419,11 +421,13 @@ def _config(args: argparse.Namespace, environ: Mapping[str, str], stdout: TextIO
     return 0
 
 
-def _load(args: argparse.Namespace, environ: Mapping[str, str], stderr: TextIO) -> Config:
+def _load(
+    args: argparse.Namespace, environ: Mapping[str, str], stderr: TextIO, *, quiet: bool = False
+) -> Config:
     from app.demo.names import with_demo_providers  # not the server: the TUI may not use it
 
     config = load_config(args.config, environ)
-    for warning in config.warnings:
+    for warning in () if quiet else config.warnings:
         print(f"triptych: warning: {warning}", file=stderr)
     return with_demo_providers(config)
 

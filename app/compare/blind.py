@@ -8,6 +8,7 @@ screen (position, title) says who is who until the vote reveals it.
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -96,11 +97,24 @@ def vote_text(vote: Vote) -> str:
     return f"Your vote: {words.get(vote.outcome, vote.outcome)}"
 
 
+def naming(texts: Iterable[str], words: Iterable[str]) -> tuple[list[str], list[str]]:
+    """`texts` split into those naming none of `words` (the compared providers and models) and
+    those naming one: a blind comparison shows the first at once, the rest after the vote."""
+    # whole names only (`providers.zebra.x` names zebra): a model called "m" names no "model"
+    patterns = [re.compile(rf"(?<![\w-]){re.escape(w)}(?![\w-])", re.I) for w in words if w]
+    free: list[str] = []
+    named: list[str] = []
+    for text in texts:
+        (named if any(p.search(text) for p in patterns) else free).append(text)
+    return free, named
+
+
 __all__ = [
     "LETTERS",
     "BlindRound",
     "Verdict",
     "last_answers",
+    "naming",
     "verdict",
     "vote_on",
     "vote_prompt",

@@ -191,14 +191,18 @@ class TriptychApp(ChatHost):
         self.call_next(self._theme_changed, self.current_theme)
         self._show_title()
         self._announce_start(self.start, quiet=bool(self.compare and self.blind))
-        for problem in [*self.config.warnings, *self.theme_problems]:
-            self.notify(problem, severity="warning", timeout=8, markup=False)
-        self.conversations.announce()
-        self.tools.start(self)
+        problems = [*self.config.warnings, *self.theme_problems]
         if self.compare:  # over the chat, which "continue alone" goes back to
             from app.ui.flows import comparing
 
-            self.push_screen(comparing.startup_screen(self, self.compare, blind=self.blind))
+            comparison = comparing.startup_screen(self, self.compare, blind=self.blind)
+            problems = comparison.hold_back(problems)  # blind: those naming a pane, later
+        for problem in problems:
+            self.notify(problem, severity="warning", timeout=8, markup=False)
+        self.conversations.announce()
+        self.tools.start(self)
+        if self.compare:
+            self.push_screen(comparison)
         if self.continue_last:
             self.call_after_refresh(self._continue_last)  # once the chat screen is mounted
         if self.batch is not None:

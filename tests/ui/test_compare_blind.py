@@ -5,6 +5,7 @@ vote, the vote bar's keys vote, the vote is stored, and the next prompt reshuffl
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,7 @@ from textual.command import CommandPalette
 from textual.pilot import Pilot
 
 from app.cli import main
-from app.compare.blind import BlindRound
+from app.compare.blind import BlindRound, naming
 from app.settings.config import Config, ProviderConfig
 from app.store import Store
 from app.store.votes import Vote
@@ -304,3 +305,39 @@ async def test_a_stale_tab_activation_does_not_ping_pong_with_the_selection(
         assert screen.selected == 2
         assert screen.tabs.active == second
     assert len(bounded_selections) <= SELECTIONS
+
+
+async def test_start_up_warnings_naming_a_pane_wait_for_the_vote(
+    fakes: dict[Api, FakeProvider], tmp_path: Path
+) -> None:
+    """A config warning naming a compared provider would say it is among the panes (and, with
+    its model, which answer is whose): a blind start shows it after the first vote; one naming
+    nobody shows at once."""
+    named = "/cfg/triptych.toml:7: providers.quokka.temprature: unknown key, ignored"
+    other = "/cfg/triptych.toml:1: colour: unknown key, ignored"
+    config = replace(blind_config(fakes), warnings=(named, other))
+    app = make_app(
+        config, tmp_path, history_file=tmp_path / "h.db", compare=list(WHO.values()), blind=True
+    )
+    async with app.run_test(size=WIDE) as pilot:
+        await pilot.pause()
+        shown = [n.message for n in app._notifications]
+        assert shown == [other]
+        before = await voted_round(pilot, fakes, "which")
+        assert leaks(before) == []
+        assert [n.message for n in app._notifications if n.message == named] == []
+        await pilot.press("1")
+        await pilot.pause()
+        assert named in [n.message for n in app._notifications]
+
+
+def test_naming_matches_whole_names_only() -> None:
+    texts = ["a: providers.cc.x: unknown", "b: model: unknown", "c: cc-model is slow", "d"]
+    assert naming(texts, ["cc", "m"]) == (
+        ["b: model: unknown", "c: cc-model is slow", "d"],
+        ["a: providers.cc.x: unknown"],
+    )
+    assert naming(texts, ["cc-model"]) == (
+        ["a: providers.cc.x: unknown", "b: model: unknown", "d"],
+        ["c: cc-model is slow"],
+    )

@@ -340,3 +340,22 @@ def test_history_and_export_on_an_empty_store(capsys: pytest.CaptureFixture[str]
     code, _, err = run(capsys, "export", "42")
     assert code == 1
     assert "42" in err
+
+
+def test_a_blind_start_prints_no_config_warning_that_could_name_a_pane(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The app shows the config's warnings itself, those naming a pane after the first vote;
+    printed before it starts, they would name a compared provider on the terminal."""
+    config = tmp_path / "triptych.toml"
+    config.write_text(
+        '[providers.kenari]\napi = "chat"\nbase_url = "http://127.0.0.1:9/v1"\nmodel = "k"\n'
+        "temprature = 1\n"
+    )
+    monkeypatch.setattr(cli, "_import_run_tui", lambda: lambda config, **flags: 0)
+    argv = ["--config", str(config), "--compare", "kenari,demo"]
+    code, _, err = run(capsys, *argv, "--blind")
+    assert (code, err) == (0, "")
+    code, _, err = run(capsys, *argv)
+    assert code == 0
+    assert "providers.kenari.temprature: unknown key" in err

@@ -39,7 +39,7 @@ from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import Footer, Header
 
-from app.compare.blind import LETTERS, BlindRound, Verdict, vote_text
+from app.compare.blind import LETTERS, BlindRound, Verdict, naming, vote_text
 from app.compare.leaderboard import vote_pane
 from app.compare.spec import MAX_PANES, MIN_PANES, pane_labels
 from app.settings.config import ProviderConfig
@@ -149,6 +149,7 @@ class CompareScreen(CompareBranchKeys, CompareWire):
         self._round_panes: list[ComparePane] = []  # the panes BlindRound's indexes refer to
         self._round_prompt = ""
         self._awaiting_vote = False
+        self._held: list[str] = []  # start-up warnings that name a pane, shown after the vote
         self.vote_tag: str | None = None  # a batch's --tag, which its votes carry
         self.maker = maker
         self.providers = providers
@@ -401,6 +402,16 @@ class CompareScreen(CompareBranchKeys, CompareWire):
         """Who is who is hidden: a blind round not yet voted on."""
         return self.round is not None and not self.round.revealed
 
+    def hold_back(self, notices: Sequence[str]) -> list[str]:
+        """Of the start-up warnings, those a blind comparison shows now (naming none of its
+        panes' providers or models); the rest wait for the first vote."""
+        if not self.blind:
+            return list(notices)
+        shown, self._held = naming(
+            notices, [w for p in self.panes for w in (p.provider.name, p.model)]
+        )
+        return shown
+
     def on_vote_bar_voted(self, message: VoteBar.Voted) -> None:
         message.stop()
         self._vote(message.verdict)
@@ -425,6 +436,9 @@ class CompareScreen(CompareBranchKeys, CompareWire):
         self.rank()
         self.prompt.focus()
         self.refresh_bindings()  # the keys that name a pane are back
+        held, self._held = self._held, []
+        for text in held:
+            self.notify(text, severity="warning", timeout=8, markup=False)
         record, prompt = self.record, self._round_prompt
         if record is None or record.history.store is None:
             return
