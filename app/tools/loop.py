@@ -193,19 +193,27 @@ class ToolLoop:
             return ToolResult("the user denied this call", True, ResultOrigin.TRIPTYCH)
         arguments = call.value if isinstance(call.value, dict) else {}
         if approval.choice is Choice.EDIT and approval.arguments is not None:
-            try:
-                edited = json.loads(approval.arguments)
-            except ValueError as exc:
-                return ToolResult(f"the edited arguments are not JSON: {exc}", True, _OWN)
-            if not isinstance(edited, dict):
-                return ToolResult("the edited arguments are not a JSON object", True, _OWN)
-            arguments = edited
+            problem = edited_problem(approval.arguments)
+            if problem is not None:  # the UI asks again; another ApprovalPolicy may not
+                return ToolResult(problem, True, _OWN)
+            arguments = json.loads(approval.arguments)
         result = await self.servers.call(tool, arguments)
         if approval.choice is Choice.EDIT:
             result = ToolResult(
                 result.content, result.is_error, result.origin, result.size, approval.arguments
             )
         return result
+
+
+def edited_problem(arguments: str) -> str | None:
+    """Why arguments the user edited cannot run (not a JSON object), or None."""
+    try:
+        edited = json.loads(arguments)
+    except ValueError as exc:
+        return f"the edited arguments are not JSON: {exc}"
+    if not isinstance(edited, dict):
+        return "the edited arguments are not a JSON object"
+    return None
 
 
 def call_problem(registry: ToolRegistry, tool: Tool | None, call: ToolCall) -> str | None:
@@ -234,4 +242,5 @@ __all__ = [
     "ToolLoop",
     "ToolServers",
     "call_problem",
+    "edited_problem",
 ]

@@ -154,6 +154,49 @@ async def test_edit_arguments_runs_with_the_edited_ones(
         assert "run with edited arguments" in screen_text(app)
 
 
+def shown_editors(app: TriptychApp) -> list[ToolTextEditor]:
+    return [e for e in app.screen.query(ToolTextEditor) if e.display]
+
+
+@pytest.mark.parametrize(
+    ("typed", "says"),
+    [
+        ('{"city": ', "the edited arguments are not JSON: Expecting value: line 1 column 10"),
+        ('["Oslo"]', "the edited arguments are not a JSON object"),
+    ],
+)
+async def test_edited_arguments_that_are_not_a_json_object_reopen_the_editor(
+    tmp_path: Path, fake_provider: FakeProvider, typed: str, says: str
+) -> None:
+    fake_provider.push(fake.stream(Api.CHAT, calling("get_weather")), fake.stream(Api.CHAT, FINAL))
+    app = mcp_app(fake_provider, tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, PROMPT)
+        await approve(pilot, "e")
+        editor = await wait_for(pilot, ToolTextEditor, "the arguments editor")
+        editor.load_text(typed)
+        await pilot.press("enter")
+        await wait_until(
+            pilot, lambda: [e for e in shown_editors(app) if e is not editor], 10, "it reopens"
+        )
+        await pilot.pause()
+        (again,) = shown_editors(app)
+        assert again.text == typed  # kept, to fix
+        assert app.focused is again
+        assert f"⚠ {says}" in screen_text(app)
+        (card,) = cards(app)
+        assert card.call.result is None  # nothing was sent back
+        assert len(fake_provider.requests) == 1
+        again.load_text('{"city": "Oslo"}')
+        await pilot.press("enter")
+        await wait_idle(pilot)
+        assert card.outcome.result_text == '{"city": "Oslo", "temp": 21}'
+        assert f"⚠ {says}" not in screen_text(app)
+        assert tool_message(fake_provider.requests[1].json)["content"] == (
+            '{"city": "Oslo", "temp": 21}'
+        )
+
+
 async def test_esc_while_a_tool_runs_cancels_it_and_the_chat_goes_on(
     tmp_path: Path, fake_provider: FakeProvider
 ) -> None:

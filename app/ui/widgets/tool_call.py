@@ -215,7 +215,10 @@ class ToolOutcome(Vertical):
         before = screen.focused
         widget.add_class(ASKING)
         await self.mount(widget)
-        if before is not None and before.has_class(ASKING):
+        if before is not None and not before.display:
+            before = None  # the editor this one reopens (it is closing): take its focus
+            widget.focus()
+        elif before is not None and before.has_class(ASKING):
             before = None  # the other call's answer gives the focus on
         elif _drafting(before):
             self.app.notify(DRAFTING, timeout=6, markup=False)
@@ -248,11 +251,19 @@ class ToolOutcome(Vertical):
         row = ApprovalRow()
         return await self.ask(row, row.answer)
 
-    async def edited_arguments(self, arguments: str) -> str:
+    async def edited_arguments(self, arguments: str, problem: str | None = None) -> str:
+        """The arguments to run with; `problem`: why the last ones typed cannot run (said
+        above the editor, which opens again with them)."""
         from app.ui.widgets.tool_result_editor import ToolTextEditor
 
-        editor = ToolTextEditor(arguments, result=False)
-        return (await self.ask(editor, editor.answer)).text
+        if problem is not None:
+            self.note("⚠ " + problem)
+        editor = ToolTextEditor(arguments, result=False, invalid=problem is not None)
+        try:
+            return (await self.ask(editor, editor.answer)).text
+        finally:
+            if problem is not None:
+                self.clear_note()
 
     async def manual_result(self) -> EditorText:
         from app.ui.widgets.tool_result_editor import ToolTextEditor
@@ -271,6 +282,9 @@ class ToolOutcome(Vertical):
     def note(self, text: str) -> None:
         self._problem.update(Content(clean(text)))
         self._problem.display = True
+
+    def clear_note(self) -> None:
+        self._problem.display = False
 
     def running(self, what: str) -> None:
         self._started = time.monotonic()

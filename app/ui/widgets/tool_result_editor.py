@@ -42,10 +42,13 @@ class ToolTextEditor(TextArea):
         Binding("ctrl+e", "toggle_error", "error result", priority=True),
     ]
 
-    def __init__(self, text: str = "", *, result: bool = True) -> None:
-        """`result`: a tool result (ctrl+e applies); else a call's arguments."""
+    def __init__(self, text: str = "", *, result: bool = True, invalid: bool = False) -> None:
+        """`result`: a tool result (ctrl+e applies); else a call's arguments (`invalid`: the
+        ones typed last, which are not a JSON object, to fix)."""
         super().__init__(text, soft_wrap=True, tab_behavior="focus", show_line_numbers=False)
         self.result = result
+        self.invalid = invalid
+        self.set_class(invalid, "-error")
         self.is_error = False
         self.answer: asyncio.Future[EditorText] = asyncio.get_running_loop().create_future()
         self._title()
@@ -58,7 +61,8 @@ class ToolTextEditor(TextArea):
                 f"type {kind} (JSON or text) · Enter sends · ctrl+j newline · ctrl+e: {other}"
             )
         else:
-            self.border_title = "the arguments to run with (a JSON object) · Enter runs"
+            what = "fix the arguments" if self.invalid else "the arguments to run with"
+            self.border_title = f"{what} (a JSON object) · Enter runs"
 
     async def _on_key(self, event: events.Key) -> None:
         if event.key == "enter":

@@ -25,6 +25,7 @@ from app.tools.loop import (
     Round,
     ToolLoop,
     ToolServers,
+    edited_problem,
 )
 from app.tools.registry import Tool, ToolRegistry
 from app.ui.widgets.tool_call import ToolCallCard
@@ -163,8 +164,13 @@ class PaneRounds:
         choice = await card.outcome.approval()
         if choice is not Choice.EDIT:
             return Approval(choice)
-        shown = json.dumps(call.value, indent=2, ensure_ascii=False) if call.value else "{}"
-        return Approval(Choice.EDIT, await card.outcome.edited_arguments(shown))
+        text = json.dumps(call.value, indent=2, ensure_ascii=False) if call.value else "{}"
+        problem: str | None = None
+        while True:  # until it is a JSON object: a typo is fixed, not sent back as an error
+            text = await card.outcome.edited_arguments(text, problem)
+            problem = edited_problem(text)
+            if problem is None:
+                return Approval(Choice.EDIT, text)
 
     async def _problem(self, call: ToolCall, tool: Tool | None, problem: str) -> bool:
         card = await self.card_for(call)
