@@ -449,12 +449,19 @@ def run_batch(
         stderr.write(f"triptych: warning: {run.history_problem} Later answers were not saved.\n")
     if results is not None and results.problem is not None:
         stderr.write(f"triptych: {results.problem}; later answers are not in it\n")
-        if not run.interrupted:
-            return EXIT_FAILED
     if run.interrupted:
         left = sum(t.total - t.done for t in tallies)
         stderr.write(f"batch: stopped on Ctrl+C; {left} answers not finished\n")
+    return exit_status(run)
+
+
+def exit_status(run: BatchRun) -> int:
+    """How a run ended, as `triptych batch` (and `batch --ui`) exits: 130 stopped, 1 when an
+    answer did not complete or --out stopped taking lines, else 0."""
+    if run.interrupted:
         return EXIT_STOPPED
+    if run.results is not None and run.results.problem is not None:
+        return EXIT_FAILED
     return EXIT_FAILED if run.incomplete else EXIT_COMPLETE
 
 
@@ -464,6 +471,7 @@ __all__ = [
     "BatchJob",
     "BatchNews",
     "BatchRun",
+    "exit_status",
     "retry_delay",
     "run_batch",
 ]

@@ -118,6 +118,7 @@ class TriptychApp(ChatHost):
         self.session_recording: inspecting.SessionRecording | None = None
         self.blind = blind
         self.batch = batch  # `triptych batch … --ui`: run under its table once the app is up
+        self.batch_status: int | None = None  # how that run ended: the app's exit status
         self.start = start_choice(config, provider, model, self.state)
         self.tools = ToolSession(config)
         self._last_used = self.start.last_used  # shown in the header until the user switches
@@ -491,6 +492,8 @@ def run_tui(
         batch=batch,
     )
     result = app.run()
+    if batch is not None and not app.return_code:  # as `triptych batch` exits; 130: not run
+        return 130 if app.batch_status is None else app.batch_status
     return app.return_code or int(result or 0)  # a crash sets return_code 1
 
 

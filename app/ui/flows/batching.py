@@ -18,7 +18,7 @@ from pathlib import Path
 
 from app.compare.batch_table import BatchCell, BatchRow, BatchTable, stored_table
 from app.headless.ask import serve_demo
-from app.headless.batch import BatchJob, BatchNews, BatchRun
+from app.headless.batch import EXIT_USAGE, BatchJob, BatchNews, BatchRun, exit_status
 from app.headless.batch_progress import Progress, Tally
 from app.headless.batch_results import ResultsFileError, ResultsWriter
 from app.store import Store, StoredConversation, StoreError
@@ -55,6 +55,7 @@ async def run_live_batch(app: ChatHost, job: BatchJob) -> None:
                 results = ResultsWriter(job.out, job.out_format, job.kept)
             except ResultsFileError as exc:
                 app.notify(str(exc), severity="error", markup=False)
+                app.batch_status = EXIT_USAGE
                 return
             stack.callback(results.close)
         tallies = [Tally(f"{p.name}:{p.model}", 0) for p in providers]
@@ -72,6 +73,7 @@ async def run_live_batch(app: ChatHost, job: BatchJob) -> None:
             if not task.done():
                 task.cancel()
                 await asyncio.wait([task])
+            app.batch_status = exit_status(run)  # the app exits with it, as `batch` does
         screen.run_ended()
     done, total = table.counts()
     failed = run.incomplete

@@ -31,6 +31,7 @@ class ChatHost(App[int]):
     connect: Connect  # makes a client for a provider (the demo's server started if needed)
     render_clock: RenderClock
     reasoning_open: bool  # new turns' reasoning panes start open
+    batch_status: int | None  # how `batch --ui`'s run ended (its exit status); None: not yet
     tools: ToolSession  # the session's tools: which are on, the MCP servers, the approvals
 
     async def use_provider(self, provider: ProviderConfig, model: str) -> None:
