@@ -192,6 +192,26 @@ def check_for(params: RequestParams, api: Api, max_tokens: int) -> None:
             )
 
 
+def fitted_for(
+    params: RequestParams, api: Api, max_tokens: int
+) -> tuple[RequestParams, list[tuple[str, str]]]:
+    """`params` without the knobs `api` does not take (or not with that value), and for each
+    one left out its name and `check_for`'s message: what a comparison's pane is sent when
+    the same values go to panes of different formats."""
+    left_out: list[tuple[str, str]] = []
+    while True:
+        try:
+            check_for(params, api, max_tokens)
+        except ParamError as exc:
+            knob = str(exc).partition(":")[0]
+            if knob not in KNOBS or getattr(params, knob) in (None, ()):
+                raise  # not a knob's own problem: nothing to leave out
+            left_out.append((knob, str(exc)))
+            params = params.set(knob, None)
+            continue
+        return params, left_out
+
+
 def format_fields(params: RequestParams, api: Api) -> dict[str, Any]:
     """The body fields for `api`, without `extra` (see `apply`). Assumes `check_for` passed."""
     body: dict[str, Any] = {}

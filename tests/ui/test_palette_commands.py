@@ -54,6 +54,9 @@ COMPARE = [
     "Inspect the wire",
     "Toggle timelines",
     "Record the session",
+    "Parameters…",
+    "System prompt…",
+    "Attach file…",
     "Blind comparison",
     "Keys and help",
 ]

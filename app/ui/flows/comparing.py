@@ -18,6 +18,7 @@ from app.settings.config import ProviderConfig
 from app.store import StoredConversation
 from app.store.session import ConversationRecord, PaneHistory
 from app.ui.flows.host import ChatHost
+from app.ui.flows.shaping import system_label
 from app.ui.model_choice import describe
 from app.ui.palette import Choice, show_choices
 from app.ui.screens.compare import CompareScreen
@@ -45,6 +46,7 @@ def compare_screen(
     providers = app.config.providers  # "Add pane…" offers these
     screen = make(maker, choices, providers, record=record, store_panes=store_panes, blind=blind)
     screen.read_streams(app.history.stream)  # a reopened answer's kept stream, for F2 and F4
+    screen.system_shown = system_label(app.config, record.system)  # the header's `system: NAME`
     return screen
 
 

@@ -17,6 +17,7 @@ from app.settings.config import Config, ConfigError
 from app.store.records import first_line
 from app.ui.flows.host import ChatHost
 from app.ui.palette import Choice, show_choices
+from app.ui.screens.compare import CompareScreen
 from app.ui.screens.system_prompt import SystemPromptEditor
 
 NONE = "No system prompt"
@@ -34,9 +35,16 @@ def system_label(config: Config, system: str | None) -> str:
     return "default" if system == config.system else "custom"
 
 
+def _system_now(app: ChatHost) -> str | None:
+    """The system prompt of what is on screen: a comparison's (every pane's), else the chat's."""
+    screen = app.screen
+    if isinstance(screen, CompareScreen) and screen.panes:
+        return screen.panes[0].conversation.system
+    return app.pane.conversation.system
+
+
 def pick_system_prompt(app: ChatHost) -> None:
-    pane = app.pane
-    current = system_label(app.config, pane.conversation.system)
+    current = system_label(app.config, _system_now(app))
     choices = [
         Choice(
             name,
@@ -61,23 +69,33 @@ def _unknown_preset(app: ChatHost, text: str) -> Choice | None:
 
 
 def edit_system_prompt(app: ChatHost) -> None:
-    pane = app.pane
-    label = system_label(app.config, pane.conversation.system)
+    system = _system_now(app)
+    label = system_label(app.config, system)
 
     def done(text: str | None) -> None:
         if text is not None:
             use_system(app, text or None)
 
-    app.push_screen(SystemPromptEditor(pane.conversation.system, label), done)
+    app.push_screen(SystemPromptEditor(system, label), done)
 
 
 def use_system(app: ChatHost, system: str | None) -> None:
-    """The chat's conversation carries on with `system` (None: none), stored with it."""
-    pane = app.pane
-    pane.conversation.system = system
-    pane.history.record.set_system(system)
-    app.show_title()
+    """The chat's conversation (or the comparison's, every pane) carries on with `system`
+    (None: none), stored with it."""
     label = system_label(app.config, system)
+    screen = app.screen
+    if isinstance(screen, CompareScreen):
+        for pane in screen.panes:
+            pane.conversation.system = system
+        if screen.record is not None:
+            screen.record.set_system(system)
+        screen.system_shown = label
+        screen.show_title()
+    else:
+        chat = app.pane
+        chat.conversation.system = system
+        chat.history.record.set_system(system)
+        app.show_title()
     app.notify(
         f"System prompt: {clean_line(label)}, from the next request on."
         if label

@@ -12,6 +12,7 @@ they were. A mention that names nothing is text (`@someone`), unless it reads as
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import ClassVar
 
@@ -38,9 +39,17 @@ from app.wire.turn import Turn, TurnStatus
 KINDS_TAKEN = "an image (PNG, JPEG, WebP, GIF), a PDF or a text file"
 
 
-def load(path: Path, provider: ProviderConfig) -> Attachment:
-    """One file, read within the provider's per-file limit. Raises AttachmentError."""
-    limit, whose = read_limit([provider])
+Providers = ProviderConfig | Sequence[ProviderConfig]  # a comparison's: every pane's
+
+
+def _each(providers: Providers) -> list[ProviderConfig]:
+    return [providers] if isinstance(providers, ProviderConfig) else list(providers)
+
+
+def load(path: Path, provider: Providers) -> Attachment:
+    """One file, read within the provider's per-file limit (the smallest of several).
+    Raises AttachmentError."""
+    limit, whose = read_limit(_each(provider))
     return load_attachment(path, limit, whose)
 
 
@@ -69,10 +78,14 @@ class AttachDialog(ModalScreen[Attachment | None]):
     """
     BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "cancel")]
 
-    def __init__(self, root: Path, provider: ProviderConfig) -> None:
+    def __init__(
+        self, root: Path, provider: Providers, *, said: Callable[[str], str] = str
+    ) -> None:
+        """`said`: how a problem is put (a blind comparison's names no provider)."""
         super().__init__()
         self.root = root
         self.provider = provider
+        self.said = said
 
     def compose(self) -> ComposeResult:
         with Vertical():
@@ -97,7 +110,7 @@ class AttachDialog(ModalScreen[Attachment | None]):
             attachment = load(resolve(typed, self.root), self.provider)
         except AttachmentError as exc:
             error = self.query_one("#attach-error", Static)
-            error.update(Content(clean_line(str(exc))))
+            error.update(Content(clean_line(self.said(str(exc)))))
             error.add_class("-shown")
             return
         self.dismiss(attachment)
@@ -147,7 +160,7 @@ class Attaching:
         self._stashed = None
         await self.chips.clear()
 
-    async def mentions_closed(self, text: str, provider: ProviderConfig) -> str | None:
+    async def mentions_closed(self, text: str, provider: Providers) -> str | None:
         """Attach the mentions the user has moved on from that name something; the message
         of the first that cannot be attached (each is tried once), else None."""
         problem = None
@@ -166,9 +179,10 @@ class Attaching:
                 problem = problem or str(exc)
         return problem
 
-    async def for_send(self, text: str, provider: ProviderConfig) -> tuple[Attachment, ...]:
+    async def for_send(self, text: str, provider: Providers) -> tuple[Attachment, ...]:
         """Every file to send with `text`: the chips and the mentions not dealt with yet,
-        within the provider's limits. Raises AttachmentError; nothing is attached then."""
+        within the provider's limits (each one's, for several). Raises AttachmentError;
+        nothing is attached then."""
         found: list[tuple[str, Attachment]] = []
         for token in mentions(text):
             if token in self.chips.handled:
@@ -184,7 +198,8 @@ class Attaching:
                 self.chips.handled.add(token)  # said once: Enter again sends it as text
                 raise AttachmentError(f"{exc}; Enter again sends it as text") from None
         attachments = [*self.chips.attachments, *(a for _, a in found)]
-        check_limits(attachments, provider)
+        for each in _each(provider):
+            check_limits(attachments, each)
         for token, attachment in found:
             self.chips.handled.add(token)
             await self.chips.add(attachment)

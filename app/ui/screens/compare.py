@@ -52,6 +52,7 @@ from app.ui.palette import Choice, ScreenCommands, show_choices
 from app.ui.render_clock import MAX_PERIOD
 from app.ui.screens.branching import BRANCH_BINDINGS, CANCEL_BRANCH_EDIT, LEAVE_SELECTION
 from app.ui.screens.compare_branching import CompareBranchKeys
+from app.ui.screens.compare_shaping import CompareShaping
 from app.ui.screens.compare_wire import CompareWire
 from app.ui.widgets.chat_pane import ChatPane
 from app.ui.widgets.compare_pane import ComparePane, settled_history, show_conversation
@@ -83,7 +84,7 @@ class CompareCommands(ScreenCommands):
         return screen.commands() if isinstance(screen, CompareScreen) else ()
 
 
-class CompareScreen(CompareBranchKeys, CompareWire):
+class CompareScreen(CompareShaping, CompareBranchKeys, CompareWire):
     COMMANDS: ClassVar[set[Any]] = {CompareCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
         LEAVE_SELECTION,  # with a pane's message selected (branches), Esc goes back
@@ -96,6 +97,7 @@ class CompareScreen(CompareBranchKeys, CompareWire):
         Binding("ctrl+r", "toggle_reasoning", "reasoning"),
         Binding("ctrl+o", "show_history", "history", show=False),
         Binding("ctrl+n", "new_comparison", "new", show=False),
+        Binding("f3", "parameters", "parameters", show=False, tooltip="every pane's"),
         Binding("pageup", "scroll_pane(-1)", "scroll up", show=False, priority=True),
         Binding("pagedown", "scroll_pane(1)", "scroll down", show=False, priority=True),
         CANCEL_BRANCH_EDIT,
@@ -169,6 +171,7 @@ class CompareScreen(CompareBranchKeys, CompareWire):
         self.container = ComparePanes()
         self.ranking = CompareRanking(id="ranking")
         self.prompt = PromptInput(id="prompt")
+        self.prompt.path_root = self.attaching.root  # `@path` (CompareShaping)
         self.vote_bar = VoteBar(id="vote-bar")
         # Written to the record before the next prompt: (the pane it is for, or None for all).
         self._carries: list[tuple[ComparePane | None, Carry]] = []
@@ -183,6 +186,7 @@ class CompareScreen(CompareBranchKeys, CompareWire):
         yield self.ranking
         yield self.vote_bar
         yield self.prompt
+        yield self.chips
         yield Footer()
 
     def _pane_history(self, index: int) -> PaneHistory | None:
@@ -210,9 +214,13 @@ class CompareScreen(CompareBranchKeys, CompareWire):
             for pane in self.panes:
                 pane.reveal()
         self.tabs.display = tabbed
-        self.sub_title = " · ".join(p.label for p in self.panes)
+        self.show_title()
         if self.is_current:
             self.maker.clock.max_period = longest_period(len(self.panes))
+
+    def show_title(self) -> None:
+        named = f" · system: {self.system_shown}" if self.system_shown else ""
+        self.sub_title = " · ".join(p.label for p in self.panes) + named
 
     def on_screen_resume(self) -> None:
         self.maker.clock.max_period = longest_period(len(self.panes))
@@ -304,6 +312,9 @@ class CompareScreen(CompareBranchKeys, CompareWire):
                 severity="warning",
             )
             return
+        attachments = await self.attachments_for_send(message.text)
+        if attachments is None:
+            return  # said; the prompt and its chips stay
         self.ranking.clear()
         if self.vote_bar.asking:  # a new prompt before the vote: this round is skipped
             self._vote(Verdict("skipped"))
@@ -318,9 +329,10 @@ class CompareScreen(CompareBranchKeys, CompareWire):
                 self.record.mark_blind()
         if self.record is not None:
             self._write_carries(self.record)
-            self.record.prompt(message.text)  # once, before any request is sent
+            self.record.prompt(message.text, attachments)  # once, before any request is sent
         for pane in self.panes:
-            await pane.send(message.text)
+            await pane.send(message.text, attachments)
+        await self.attaching.sent()
         self.refresh_bindings()
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -583,6 +595,7 @@ class CompareScreen(CompareBranchKeys, CompareWire):
                 Choice("Copy selected pane's answer", self._copy_answer, where),
                 Choice("Change theme…", self.app.search_themes, f"now: {self.app.theme}"),
                 *self.wire_commands(),
+                *self.shaping_commands(),
             ]
         choices = [
             Choice("Switch model…", self.pick_pane_model, f"pane {pane.number} now: {pane.model}"),
@@ -602,6 +615,7 @@ class CompareScreen(CompareBranchKeys, CompareWire):
             Choice("Export comparison as JSON", partial(self._export, "json"), "exports/"),
             Choice("Change theme…", self.app.search_themes, f"now: {self.app.theme}"),
             *self.wire_commands(),
+            *self.shaping_commands(),
         ]
         if not self.blind:
             choices.append(Choice("Blind comparison", self.start_blind, "from the next prompt"))

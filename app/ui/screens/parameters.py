@@ -53,8 +53,18 @@ LABELS = {
 }
 
 
-def hints(api: Api) -> dict[str, str]:
-    """What each field takes on this format, beside it."""
+def hints(api: Api | None) -> dict[str, str]:
+    """What each field takes on this format (None: on every format), beside it."""
+    if api is None:
+        return {
+            "temperature": "0 to 2 (Messages 0 to 1)",
+            "top_p": "0 to 1",
+            "max_output_tokens": "tokens",
+            "stop": 'END or ["END", "###"]',
+            "seed": "an integer (Chat Completions)",
+            "reasoning_effort": "(not Messages)",
+            "thinking_budget": f"tokens, ≥{MIN_THINKING_BUDGET} (Messages)",
+        }
     return {
         "temperature": "0 to 1" if api is Api.MESSAGES else "0 to 2",
         "top_p": "0 to 1",
@@ -107,9 +117,12 @@ def raw_object(text: str) -> dict[str, Any]:
     return value
 
 
-def read_form(values: Mapping[str, Any], raw: str, api: Api, max_tokens: int) -> RequestParams:
-    """The form's values as checked RequestParams. Raises ParamError; its `args[1]` is the id
-    of the field it is about (None when it is about none in particular)."""
+def read_form(
+    values: Mapping[str, Any], raw: str, api: Api | None, max_tokens: int
+) -> RequestParams:
+    """The form's values as checked RequestParams (for `api`'s own ranges; None: only what
+    every format checks). Raises ParamError; its `args[1]` is the id of the field it is about
+    (None when it is about none in particular)."""
     params = RequestParams()
     for name, value in values.items():
         try:
@@ -120,6 +133,8 @@ def read_form(values: Mapping[str, Any], raw: str, api: Api, max_tokens: int) ->
         params = replace(params, extra=raw_object(raw))
     except ParamError as exc:
         raise ParamError(str(exc), RAW) from None
+    if api is None:
+        return params
     try:
         check_for(params, api, max_tokens)
     except ParamError as exc:
@@ -175,31 +190,42 @@ class ParametersScreen(ModalScreen[RequestParams | None]):
         Binding("ctrl+s", "apply", "apply", tooltip="set the values for the next requests"),
     ]
 
-    def __init__(self, provider: ProviderConfig, current: RequestParams | None) -> None:
+    def __init__(
+        self,
+        provider: ProviderConfig | None,
+        current: RequestParams | None,
+        *,
+        title: str = "",
+        note: str = "",
+    ) -> None:
+        """`provider`: the chat's, whose format's knobs and ranges the form offers; None: a
+        comparison's, every knob, each pane keeping those its format takes (`title` and
+        `note` then say so, naming no provider)."""
         super().__init__()
         self.provider = provider
         self.current = current if current is not None else RequestParams()
-        self.knobs = knobs_for(provider.api)
+        self.api = None if provider is None else provider.api
+        self.knobs = KNOBS if self.api is None else knobs_for(self.api)
+        self.max_tokens = 0 if provider is None else provider.max_tokens
+        if provider is not None:
+            name = clean_line(provider.name)
+            title = (
+                f"Parameters · this chat's next requests to {name} ({FORMAT_NAMES[provider.api]})"
+            )
+            configured = sent_summary(provider.params)
+            note = (
+                f"Over the provider's params: {configured}"
+                if configured
+                else "Over the provider's params (it has none)"
+            )
+        self.title_text, self.note_text = title, note
 
     def compose(self) -> ComposeResult:
-        api = self.provider.api
-        shown = hints(api)
+        shown = hints(self.api)
         set_now = self.current.as_dict()
-        name = clean_line(self.provider.name)
         with Vertical():
-            yield Label(
-                Content(f"Parameters · this chat's next requests to {name} ({FORMAT_NAMES[api]})"),
-                classes="params--title",
-            )
-            configured = sent_summary(self.provider.params)
-            yield Static(
-                Content(
-                    f"Over the provider's params: {configured}"
-                    if configured
-                    else "Over the provider's params (it has none)"
-                ),
-                classes="params--note",
-            )
+            yield Label(Content(self.title_text), classes="params--title")
+            yield Static(Content(self.note_text), classes="params--note")
             with VerticalScroll():
                 for knob in self.knobs:
                     with Horizontal(classes="params--row"):
@@ -246,7 +272,7 @@ class ParametersScreen(ModalScreen[RequestParams | None]):
         error = self.query_one("#params-error", Static)
         raw = self.query_one(f"#{RAW}", TextArea).text
         try:
-            params = read_form(self.form_values(), raw, self.provider.api, self.provider.max_tokens)
+            params = read_form(self.form_values(), raw, self.api, self.max_tokens)
         except ParamError as exc:
             field = exc.args[1] if len(exc.args) > 1 else None
             error.update(Content(clean_line(str(exc.args[0]))))

@@ -27,6 +27,7 @@ from textual.worker import Worker, WorkerCancelled, WorkerFailed
 from app.display.status_line import STATE, StatusInput, answer_label, status_segments
 from app.display.turn_watch import TurnWatch, settled_watch
 from app.providers.params import RequestParams
+from app.providers.params import fitted_for as fit_params
 from app.providers.timing import Timing
 from app.settings.config import ConfigError, ProviderConfig
 from app.store import StoredConversation, StoredMessage
@@ -80,6 +81,7 @@ Connect = Callable[[ProviderConfig], TurnStreamer]
 
 class ChatPane(Vertical):
     BLANK = True
+    FIT_STATUS = True  # the status bar shortens to one line (a compare pane's wraps instead)
     LABEL_ANSWERS = (
         True  # name each answer's provider · model above it (a compare pane's header does)
     )
@@ -125,7 +127,7 @@ class ChatPane(Vertical):
         self.params: RequestParams | None = None
         self.transcript = Transcript()
         self.transcript.reading_width = reading_width  # [ui] reading_width
-        self.status_bar = StatusBar()
+        self.status_bar = StatusBar(fit=self.FIT_STATUS)
         self.current: AssistantTurn | None = None
         self._connect = connect
         self._clock = clock
@@ -442,7 +444,13 @@ class ChatPane(Vertical):
         await self.settle()
         self.history = history
         self.conversation = continued_conversation(stored, history.pane)
-        self.params = RequestParams.saved(stored.params)
+        saved = RequestParams.saved(stored.params)  # a comparison's: what this format takes
+        fitted = (
+            None
+            if saved is None
+            else fit_params(saved, self.provider.api, self.provider.max_tokens)[0]
+        )
+        self.params = None if fitted is None or fitted.is_empty else fitted
         self.current = None
         self._record = None
         await self.transcript.remove_children()

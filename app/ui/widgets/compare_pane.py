@@ -57,6 +57,7 @@ class EarlierNote(Static):
 
 class ComparePane(ChatPane):
     LABEL_ANSWERS = False
+    FIT_STATUS = False  # its own segments (state first) wrap in a narrow pane
     DEFAULT_CSS = """
     ComparePane {
         width: 1fr;

@@ -39,8 +39,11 @@ class StatusBar(Static):
     }
     """
 
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(self, *, fit: bool = False, id: str | None = None) -> None:
+        """`fit`: shorten the chat's status to one line (`fit_status`); a comparison pane's
+        own segments wrap instead."""
         super().__init__("", id=id, markup=False)
+        self.fit = fit
         self.segments: list[Segment] = []  # as shown: fitted to the bar's width
         self._full: list[Segment] = []  # everything the pane said
 
@@ -49,11 +52,12 @@ class StatusBar(Static):
         no layout pass (a full reflow of the screen); only a status that still does not fit
         (a long error code) grows the bar."""
         self._full = segments
-        segments = fit_status(segments, self.size.width)  # the width inside the padding
+        if self.fit:
+            segments = fit_status(segments, self.size.width)  # the width inside the padding
         if segments == self.segments:
             return
         self.segments = segments
-        wrap = len(self.plain) > self.size.width > 0
+        wrap = len(self.plain) + (0 if self.fit else 2) > self.size.width > 0
         layout = wrap or self.has_class("-wrap")
         self.set_class(wrap, "-wrap")
         self.update(segments_content(segments), layout=layout)
