@@ -21,6 +21,7 @@ from app.ui.app import TriptychApp
 from app.ui.screens.batch import BatchScreen
 from app.ui.screens.batch_answers import BatchAnswers
 from app.ui.screens.chat import ChatScreen
+from app.ui.screens.history import HistoryScreen
 from app.wire.engine import Api
 from tests.fakes import provider as fake
 from tests.fakes.provider import FakeProvider
@@ -261,3 +262,21 @@ async def test_quitting_during_a_batch_stops_its_streams_and_keeps_them_stopped(
     finally:
         store.close()
     assert statuses == {"stopped"}  # none left 'streaming' for the next start to recover
+
+
+async def test_the_history_list_labels_a_batchs_prompts_as_a_batch(
+    fakes: dict[Api, FakeProvider], tmp_path: Path
+) -> None:
+    """Each prompt of a batch is a conversation of its own: the list says it is a batch, and
+    how many providers it asked, as it says a comparison is one."""
+    push_two(fakes)
+    assert await run_headless(job_for(fakes, tmp_path), tmp_path / "history.db") == 1
+    app = app_for(fakes, tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        await pilot.press("ctrl+o")
+        await wait_until(pilot, lambda: isinstance(app.screen, HistoryScreen), what="history")
+        await pilot.pause()
+        rows = [line for line in screen_text(app).splitlines() if "#" in line]
+        assert len(rows) == 2
+        assert all("· 4 messages · batch · 3 providers" in row for row in rows), rows
+        assert all("comparison" not in row for row in rows)
