@@ -20,7 +20,7 @@ from app.wire.tools import ResultOrigin, ToolResult
 from tests.fakes import provider as fake
 from tests.fakes.provider import FakeProvider
 from tests.integration.test_tool_loop import expected_follow_up
-from tests.ui.helpers import SIZE, make_app, screen_text, send, wait_until
+from tests.ui.helpers import SIZE, footer_text, make_app, screen_text, send, wait_until
 from tests.ui.tool_helpers import (
     FINAL,
     LOCAL,
@@ -399,3 +399,34 @@ async def test_the_chat_status_says_tool_call_while_a_call_waits_then_the_real_s
         await pilot.press("enter")
         await wait_idle(pilot)
         assert state_word(app) == "complete"
+
+
+async def test_a_long_result_opens_and_closes_with_enter_once_shift_tab_reaches_it(
+    tmp_path: Path, fake_provider: FakeProvider
+) -> None:
+    fake_provider.push(fake.stream(Api.CHAT, calling("get_weather")), fake.stream(Api.CHAT, FINAL))
+    app = make_app(tools_config(fake_provider), tmp_path)
+    long = "\n".join(f"line {n}" for n in range(1, 21))
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, PROMPT)
+        editor = await wait_for(pilot, ToolTextEditor, "the result editor")
+        editor.insert(long)
+        await pilot.press("enter")
+        await wait_idle(pilot)
+        (card,) = cards(app)
+        outcome = card.outcome
+        assert outcome.head_text.endswith("Enter or click: show more")
+        assert "line 20" not in outcome.result_text
+        await pilot.press("shift+tab")
+        head = outcome.query_one(".tool-outcome--head")
+        assert app.focused is head
+        assert "show more" in footer_text(app)
+        await pilot.press("enter")
+        assert outcome.expanded
+        assert outcome.result_text == long
+        assert outcome.head_text.endswith("Enter or click: collapse")
+        await pilot.press("enter")
+        assert not outcome.expanded
+        assert "line 20" not in outcome.result_text
+        await pilot.press("tab")
+        assert app.focused is app.screen.query_one("#prompt")

@@ -273,8 +273,9 @@ async def test_a_five_megabyte_result_is_cut_and_shown_collapsed_with_its_size(
         await approve(pilot, "r")
         await wait_idle(pilot, 20)
         (card,) = cards(app)
-        assert "↳ result  ·  mcp  ·  text  ·  5.0 MiB  ·  2 lines  ·  click to show more" in (
-            screen_text(app)
+        assert (
+            "↳ result  ·  mcp  ·  text  ·  5.0 MiB  ·  2 lines  ·  Enter or click: show more"
+            in (screen_text(app))
         )
         assert len(card.outcome.result_text) <= 1201
         await pilot.click(card.outcome.query_one(".tool-outcome--head"))
@@ -283,7 +284,7 @@ async def test_a_five_megabyte_result_is_cut_and_shown_collapsed_with_its_size(
         assert card.outcome.result_text.endswith(
             "… 192.1 KiB more, not drawn (the model got all of it)"
         )
-        assert card.outcome.head_text.endswith("click to collapse")
+        assert card.outcome.head_text.endswith("Enter or click: collapse")
         sent = tool_message(fake_provider.requests[1].json)["content"]
         assert sent.startswith("x" * 1000)
         assert sent.endswith("[Triptych: the result was cut at 256 KiB of 5.0 MiB]")

@@ -10,10 +10,12 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from typing import TYPE_CHECKING, TypeVar
+from collections.abc import Callable
+from typing import TYPE_CHECKING, ClassVar, TypeVar
 
 from textual import events
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.content import Content
 from textual.timer import Timer
@@ -184,7 +186,7 @@ class ToolOutcome(Vertical):
         super().__init__()
         self._problem = Static("", markup=False, classes="tool-outcome--problem")
         self._spinner = Static("", markup=False, classes="tool-outcome--running")
-        self._head = Static("", markup=False, classes="tool-outcome--head")
+        self._head = ResultHead(self.toggle)
         self._body = Static("", markup=False, classes="tool-outcome--body")
         for part in (self._problem, self._spinner, self._head, self._body):
             part.display = False
@@ -316,9 +318,10 @@ class ToolOutcome(Vertical):
             return
         head, self._long = result_head(result)
         if self._long:
-            head += "  ·  click to " + ("collapse" if self.expanded else "show more")
+            head += "  ·  Enter or click: " + ("collapse" if self.expanded else "show more")
         self.head_text = head
         self._head.update(Content(head))
+        self._head.can_focus = self._long  # shift+tab reaches it from the prompt
         self._head.set_class(result.is_error, "-error")
         self._head.display = True
         content = result.content
@@ -332,12 +335,41 @@ class ToolOutcome(Vertical):
         """A long result opens (up to EXPANDED_CHARS) and closes on a click."""
         if self._long and event.widget in (self._head, self._body):
             event.stop()
+            self.toggle()
+
+    def toggle(self) -> None:
+        """Open or close a long result."""
+        if self._long:
             self.expanded = not self.expanded
             self._draw_result()
+            self._head.scroll_visible()
+
+
+class ResultHead(Static):
+    """A result's head line; a long result's takes the focus (a click, shift+tab from the
+    prompt) and Enter opens or closes the result, as a click does."""
+
+    DEFAULT_CSS = """
+    ResultHead:focus { background: $primary 20%; }
+    """
+    KEY_GROUP: ClassVar[str] = "Tool result"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "open_close", "show more / collapse"),
+        Binding("space", "open_close", "show more / collapse", show=False),
+    ]
+
+    def __init__(self, toggle: Callable[[], None]) -> None:
+        super().__init__("", markup=False, classes="tool-outcome--head")
+        self.can_focus = False  # until the result is long
+        self._toggle = toggle
+
+    def action_open_close(self) -> None:
+        self._toggle()
 
 
 __all__ = [
     "INVALID_FLAG",
+    "ResultHead",
     "ToolCallCard",
     "ToolOutcome",
     "pretty_arguments",
