@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from textual.widgets import Input
+from textual.widgets import Button, Input
 
 from app.settings.config import AttachmentLimits
 from app.ui.app import TriptychApp
@@ -172,3 +172,35 @@ async def test_a_blind_comparison_names_no_provider_in_the_panel_or_its_messages
         await wait_until(pilot, lambda: HIDDEN_LIMIT in notices(app), what="the limit")
         assert screen.prompt.text == "see @notes.md"  # nothing typed is lost
         assert leaks("\n".join(notices(app))) == []
+
+
+async def test_e_in_a_pane_gives_back_the_prompts_file_and_sends_the_chips_left(
+    files: Path, fakes: dict[Api, FakeProvider], tmp_path: Path
+) -> None:
+    """A pane's prompt edited as its own branch comes back with its files as chips, as the
+    chat's does; removed, the file is not sent with the edit (to that pane only)."""
+    config = config_for(fakes)
+    app = make_app(config, tmp_path, history_file=tmp_path / "h.sqlite3", compare=["cc", "am"])
+    async with app.run_test(size=WIDE) as pilot:
+        screen = compare_screen(app)
+        screen.prompt.focus()
+        for api in (Api.CHAT, Api.MESSAGES):
+            fakes[api].push(fake.stream(api, answer("Read.")), fake.stream(api, answer("Ok.")))
+        await pilot.press(*ASKED, "space")
+        await wait_until(pilot, lambda: chips(app) == ["notes.md"], what="the chip")
+        await pilot.press("enter")
+        await all_drawn(pilot)
+        await pilot.press("alt+up", "alt+up", "e")  # the first pane's prompt
+        await wait_until(pilot, lambda: chips(app) == ["notes.md"], what="its file back")
+        assert screen.prompt.text == ASKED + " "
+        chip = screen.query_one(AttachmentChips).children[0]
+        assert isinstance(chip, Button)
+        chip.press()
+        await wait_until(pilot, lambda: chips(app) == [], what="the file removed")
+        screen.prompt.focus()
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: len(fakes[Api.CHAT].requests) == 2, what="the edit")
+        assert fakes[Api.CHAT].requests[-1].json["messages"] == [
+            {"role": "user", "content": ASKED + " "}
+        ]
+        assert len(fakes[Api.MESSAGES].requests) == 1  # the other pane is untouched

@@ -52,7 +52,7 @@ from app.ui.palette import Choice, ScreenCommands, show_choices
 from app.ui.render_clock import MAX_PERIOD
 from app.ui.screens.branching import BRANCH_BINDINGS, CANCEL_BRANCH_EDIT, LEAVE_SELECTION
 from app.ui.screens.compare_branching import CompareBranchKeys
-from app.ui.screens.compare_shaping import CompareShaping
+from app.ui.screens.compare_shaping import CompareShaping, fit_pane
 from app.ui.screens.compare_wire import CompareWire
 from app.ui.widgets.chat_pane import ChatPane
 from app.ui.widgets.compare_pane import ComparePane, settled_history, show_conversation
@@ -546,6 +546,7 @@ class CompareScreen(CompareShaping, CompareBranchKeys, CompareWire):
         await self.tabs.add_tab(self._new_tab(pane))
         await self.container.mount(pane)
         await show_conversation(pane, settled_history(source.conversation))
+        fit_pane(pane, self.current_params())  # the parameters every pane has
         source_index = source.history.pane
         shown = [] if self.record is None else self.record.path_of(source_index)  # its branch
         self.carry_later(lambda record: record.carry(source_index, index, shown), pane)

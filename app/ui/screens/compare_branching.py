@@ -19,6 +19,7 @@ from textual.widget import Widget
 
 from app.store import StoredConversation, StoredMessage
 from app.store.session import ConversationRecord
+from app.ui.screens.attaching import Attaching
 from app.ui.screens.branching import BranchKeys, ChatBranches
 from app.ui.widgets.compare_pane import ComparePane
 from app.ui.widgets.prompt import PromptInput
@@ -52,6 +53,7 @@ class CompareBranchKeys(BranchKeys):
     panes: list[ComparePane]
     prompt: PromptInput
     selected: int
+    attaching: Attaching  # the comparison's chips (CompareShaping)
     record: ConversationRecord | None
 
     def __init__(self) -> None:
@@ -61,7 +63,8 @@ class CompareBranchKeys(BranchKeys):
     def branches_of(self, pane: ComparePane) -> PaneBranches:
         found = self._pane_branches.get(id(pane))
         if found is None or found.pane is not pane:
-            found = self._pane_branches[id(pane)] = PaneBranches(pane, self.prompt)
+            found = PaneBranches(pane, self.prompt, self.attaching)  # its files as chips
+            self._pane_branches[id(pane)] = found
         return found
 
     @property

@@ -61,7 +61,7 @@ def hints(api: Api | None) -> dict[str, str]:
             "top_p": "0 to 1",
             "max_output_tokens": "tokens",
             "stop": 'END or ["END", "###"]',
-            "seed": "an integer (Chat Completions)",
+            "seed": "integer (Chat Completions)",
             "reasoning_effort": "(not Messages)",
             "thinking_budget": f"tokens, ≥{MIN_THINKING_BUDGET} (Messages)",
         }
