@@ -170,6 +170,12 @@ async def test_a_second_blind_round_hides_the_first_rounds_answers_until_its_vot
             assert "round one" not in text
             assert "round two" in text  # this round's prompt and answers do show
             assert HIDDEN_NOTE in text
+        for _ in range(4):  # Alt+Up selects up to this round's prompt, not a hidden one
+            await pilot.press("alt+up")
+        selected = screen.branches.selected
+        assert selected is not None
+        assert not selected.has_class("-earlier-round")
+        screen.vote_bar.focus()
 
         await pilot.press("2")
         await pilot.pause()

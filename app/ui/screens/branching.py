@@ -106,11 +106,12 @@ class ChatBranches:
 
     def step(self, direction: int) -> None:
         """Alt+Up / Alt+Down: the message above or below; below the last, back to the prompt."""
-        widgets = message_widgets(self.pane.transcript)
+        # not what is out of sight (a blind comparison's earlier rounds)
+        widgets = [w for w in message_widgets(self.pane.transcript) if w.display]
         if not widgets:
             self._notify("There is no message to select yet.", "information")
             return
-        if not self.active:
+        if not self.active or self.selected not in widgets:
             if direction > 0:
                 return  # already at the prompt
             self.select(widgets[-1])
