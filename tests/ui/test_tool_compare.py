@@ -13,7 +13,7 @@ from app.wire.engine import Api
 from tests.fakes import provider as fake
 from tests.fakes.provider import FakeProvider
 from tests.ui.compare_helpers import ask, compare_screen, config_for
-from tests.ui.helpers import make_app, wait_until
+from tests.ui.helpers import make_app, screen_text, wait_until
 from tests.ui.test_tool_chat import pick
 from tests.ui.tool_helpers import FINAL, LOCAL, ApprovalRow, calling, server
 
@@ -85,6 +85,34 @@ async def test_choose_tools_in_the_comparison_palette_applies_to_every_pane(
         await wait_until(
             pilot, lambda: all(not p.streaming and p.turn for p in screen.panes), 15, "answers"
         )
+        chat_tools = fakes[Api.CHAT].requests[0].json["tools"]
+        assert [t["function"]["name"] for t in chat_tools] == ["get_time"]
+        assert [t["name"] for t in fakes[Api.MESSAGES].requests[0].json["tools"]] == ["get_time"]
+
+
+async def test_a_blind_comparison_offers_choose_tools_and_it_names_no_pane(
+    tmp_path: Path, fakes: dict[Api, FakeProvider]
+) -> None:
+    for api in (Api.CHAT, Api.MESSAGES):
+        fakes[api].push(fake.stream(api, FINAL))
+    config = replace(config_for(fakes), tools={LOCAL.name: LOCAL, "get_time": TIME})
+    app = make_app(config, tmp_path, compare=["cc", "am"], blind=True)
+    async with app.run_test(size=WIDE) as pilot:
+        await wait_until(pilot, lambda: len(compare_screen(app).panes) == 2, what="two panes")
+        screen = compare_screen(app)
+        assert screen.hidden
+        await pilot.press("ctrl+p")
+        await pick(pilot, "Choose tools")
+        await wait_until(pilot, lambda: "get_time" in screen_text(app), what="the tool list")
+        listed = screen_text(app)
+        assert not [name for name in ("cc-model", "am-model", "Chat", "Messages") if name in listed]
+        await pick(pilot, "get_weather")
+        assert app.tools.off == {"get_weather"}
+        await ask(pilot, "what time is it?")
+        await wait_until(
+            pilot, lambda: all(not p.streaming and p.turn for p in screen.panes), 15, "answers"
+        )
+        assert sorted(p.label for p in screen.panes) == ["A", "B"]  # still hidden
         chat_tools = fakes[Api.CHAT].requests[0].json["tools"]
         assert [t["function"]["name"] for t in chat_tools] == ["get_time"]
         assert [t["name"] for t in fakes[Api.MESSAGES].requests[0].json["tools"]] == ["get_time"]

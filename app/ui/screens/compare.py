@@ -589,10 +589,16 @@ class CompareScreen(CompareShaping, CompareBranchKeys, CompareWire):
         """What the palette offers over this screen (CompareCommands lists them)."""
         pane = self.selected_pane
         where = f"pane {pane.number}: {pane.label}"
+        tools = Choice(
+            "Choose tools…",
+            lambda: self.post_message(self.ChooseToolsRequested()),
+            "which tools every pane offers",
+        )
         if self.hidden:  # nothing that names or changes who is who
             return [
                 Choice("Stop selected pane", self.action_stop_selected, f"ctrl+s · {where}"),
                 Choice("Toggle reasoning panes", self.action_toggle_reasoning, "ctrl+r"),
+                tools,  # the config's tools, the same for every pane: they name no one
                 Choice("Copy selected pane's answer", self._copy_answer, where),
                 Choice("Change theme…", self.app.search_themes, f"now: {self.app.theme}"),
                 *self.wire_commands(),
@@ -606,11 +612,7 @@ class CompareScreen(CompareShaping, CompareBranchKeys, CompareWire):
             Choice("Continue with selected pane alone", self.action_continue_alone, where),
             Choice("New comparison", self.action_new_comparison, "clear every pane"),
             Choice("Toggle reasoning panes", self.action_toggle_reasoning, "ctrl+r"),
-            Choice(
-                "Choose tools…",
-                lambda: self.post_message(self.ChooseToolsRequested()),
-                "which tools every pane offers",
-            ),
+            tools,
             Choice("Copy selected pane's answer", self._copy_answer, where),
             Choice("Export comparison as Markdown", partial(self._export, "md"), "exports/"),
             Choice("Export comparison as JSON", partial(self._export, "json"), "exports/"),
