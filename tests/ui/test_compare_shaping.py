@@ -8,11 +8,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
+from textual.pilot import Pilot
 from textual.widgets import Button, Input
 
 from app.settings.config import AttachmentLimits
 from app.ui.app import TriptychApp
+from app.ui.screens.compare import CompareScreen
 from app.ui.screens.compare_shaping import HIDDEN_LIMIT, NOTE, TITLE
 from app.ui.screens.parameters import ParametersScreen
 from app.ui.widgets.attachment_chips import AttachmentChips
@@ -59,8 +62,8 @@ async def test_the_panels_values_go_to_every_pane_in_its_own_format(
         said = notices(app)[-1]
         assert said.splitlines() == [
             "Parameters for every pane's next requests: temp 0.5 · seed 7",
-            "pane 2 (am): seed left out (its format does not take that)",
-            "pane 3 (rs): seed left out (its format does not take that)",
+            "pane 2 (am): seed left out (not taken by its format)",
+            "pane 3 (rs): seed left out (not taken by its format)",
         ]
         push_all(fakes)
         await ask(pilot, "q")
@@ -204,3 +207,74 @@ async def test_e_in_a_pane_gives_back_the_prompts_file_and_sends_the_chips_left(
             {"role": "user", "content": ASKED + " "}
         ]
         assert len(fakes[Api.MESSAGES].requests) == 1  # the other pane is untouched
+
+
+def test_snapshot_of_a_comparison_with_its_system_prompt_a_chip_and_a_knob_left_out(
+    snap_compare: Any, files: Path, fakes: dict[Api, FakeProvider], tmp_path: Path
+) -> None:
+    """The header names the system prompt, the file is a chip under the prompt, and the notice
+    says which panes leave the seed out."""
+    config = replace(config_for(fakes), prompts=PRESETS)
+    app = make_app(config, tmp_path, compare=["cc", "am", "rs"])
+
+    async def run_before(pilot: Pilot[Any]) -> None:
+        await pick(pilot, "terse")
+        screen = compare_screen(app)
+        await wait_until(pilot, lambda: "system: terse" in screen.sub_title, what="the header")
+        panel = await open_panel(pilot)
+        await fill(pilot, panel, {"seed": "7"}, "")
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: not isinstance(app.screen, ParametersScreen))
+        screen.prompt.focus()
+        screen.prompt.cursor_blink = False
+        await pilot.press(*ASKED, "space")
+        await wait_until(pilot, lambda: chips(app) == ["notes.md"], what="the chip")
+        await pilot.pause(0.2)
+
+    assert snap_compare(app, terminal_size=(120, 30), run_before=run_before)
+
+
+async def test_a_reopened_comparison_sends_its_parameters_to_each_pane_in_its_format(
+    fakes: dict[Api, FakeProvider], tmp_path: Path
+) -> None:
+    db = tmp_path / "h.sqlite3"
+    config = config_for(fakes)
+    app = make_app(config, tmp_path, history_file=db, compare=["cc", "am"])
+    async with app.run_test(size=WIDE) as pilot:
+        panel = await open_panel(pilot)
+        await fill(pilot, panel, {"seed": "7", "max_output_tokens": "300"}, "")
+        await pilot.press("ctrl+s")
+        await wait_until(pilot, lambda: not isinstance(app.screen, ParametersScreen))
+        for api in (Api.CHAT, Api.MESSAGES):
+            fakes[api].push(fake.stream(api, answer("One.")))
+        await ask(pilot, "q")
+        await all_drawn(pilot)
+    again = make_app(config, tmp_path, history_file=db)
+    async with again.run_test(size=WIDE) as pilot:
+        again.action_show_history()
+        await pilot.pause()
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(again.screen, CompareScreen), what="reopened")
+        await all_drawn(pilot)
+        panel = await open_panel(pilot)
+        assert panel.query_one("#seed", Input).value == "7"
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not isinstance(again.screen, ParametersScreen))
+        for api in (Api.CHAT, Api.MESSAGES):
+            fakes[api].push(fake.stream(api, answer("Two.")))
+        await ask(pilot, "again")
+        await wait_until(
+            pilot, lambda: all(len(fakes[a].requests) == 2 for a in (Api.CHAT, Api.MESSAGES))
+        )
+        cc, am = fakes[Api.CHAT].requests[-1].json, fakes[Api.MESSAGES].requests[-1].json
+        assert (cc["seed"], cc["max_tokens"]) == (7, 300)
+        assert am == {
+            "model": "am-model",
+            "messages": [
+                {"role": "user", "content": [{"type": "text", "text": "q"}]},
+                {"role": "assistant", "content": [{"type": "text", "text": "One."}]},
+                {"role": "user", "content": [{"type": "text", "text": "again"}]},
+            ],
+            "max_tokens": 300,
+            "stream": True,
+        }

@@ -158,7 +158,7 @@ def fit_pane(pane: ComparePane, params: RequestParams | None) -> str:
     fitted, left = fitted_for(params, pane.provider.api, pane.provider.max_tokens)
     pane.params = None if fitted.is_empty else fitted
     names = ", ".join(knob for knob, _ in left)
-    return f"{names} left out (its format does not take that)" if names else ""
+    return f"{names} left out (not taken by its format)" if names else ""
 
 
 __all__ = ["HIDDEN_LIMIT", "NOTE", "TITLE", "CompareShaping", "fit_pane", "shared_summary"]
