@@ -144,6 +144,7 @@ async def test_edit_arguments_runs_with_the_edited_ones(
         await approve(pilot, "e")
         editor = await wait_for(pilot, ToolTextEditor, "the arguments editor")
         assert editor.text == '{\n  "city": "Paris"\n}'
+        assert "error result" not in footer_text(app)  # ctrl+e is for results only
         editor.load_text('{"city": "Oslo"}')
         await pilot.press("enter")
         await wait_idle(pilot)

@@ -75,6 +75,12 @@ class ToolTextEditor(TextArea):
     def action_newline(self) -> None:
         self.insert("\n")
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """ctrl+e is for a result only: not in the footer while editing arguments."""
+        if action == "toggle_error" and not self.result:
+            return False
+        return super().check_action(action, parameters)
+
     def action_toggle_error(self) -> None:
         if not self.result:
             return
