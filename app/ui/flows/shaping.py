@@ -17,7 +17,6 @@ from app.settings.config import Config, ConfigError
 from app.store.records import first_line
 from app.ui.flows.host import ChatHost
 from app.ui.palette import Choice, show_choices
-from app.ui.screens.compare import CompareScreen
 from app.ui.screens.system_prompt import SystemPromptEditor
 
 NONE = "No system prompt"
@@ -37,6 +36,8 @@ def system_label(config: Config, system: str | None) -> str:
 
 def _system_now(app: ChatHost) -> str | None:
     """The system prompt of what is on screen: a comparison's (every pane's), else the chat's."""
+    from app.ui.screens.compare import CompareScreen  # loaded with the first comparison
+
     screen = app.screen
     if isinstance(screen, CompareScreen) and screen.panes:
         return screen.panes[0].conversation.system
@@ -83,6 +84,8 @@ def use_system(app: ChatHost, system: str | None) -> None:
     """The chat's conversation (or the comparison's, every pane) carries on with `system`
     (None: none), stored with it."""
     label = system_label(app.config, system)
+    from app.ui.screens.compare import CompareScreen  # loaded with the first comparison
+
     screen = app.screen
     if isinstance(screen, CompareScreen):
         for pane in screen.panes:
