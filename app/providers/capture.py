@@ -7,15 +7,16 @@ Secrets never reach the capture: the request is redacted as recordings redact it
 through the recorder's byte redactor (a key split across reads, or echoed in halves, is caught),
 and a frame's data (and, when that held a secret, its events) through the same rule for text.
 
-It is cheap: a frame is one small object pointing at events the turn holds anyway, and past
-`keep_bytes` of body nothing more is kept, only counted (`CapturedExchange.cut`).
+It is cheap: reads and frames are kept as columns (app/wire/exchange.py), a frame's one text
+delta as its string, and past `keep_bytes` of body nothing more is kept, only counted
+(`CapturedExchange.cut`).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
@@ -23,7 +24,7 @@ from app.providers.record import FRAGMENT, REDACTED, Exchange, byte_forms, redac
 from app.settings.redaction import Redactor, redact_url, scrub_json
 from app.wire.engine import Api, StreamEngine
 from app.wire.events import Event, Source, Sources
-from app.wire.exchange import CapturedExchange, WireFrame, WireRead, WireRequest
+from app.wire.exchange import CapturedExchange, WireRequest
 from app.wire.sse import Comment, Frame
 
 KEEP_BYTES = 8 * 1024 * 1024  # of one answer's body, by default
@@ -85,7 +86,7 @@ class ExchangeCapture:
         exchange.kept_bytes += len(piece)
         if self._bytes is not None:
             piece = self._bytes.feed(piece)
-        exchange.reads.append(WireRead(now, piece))
+        exchange.reads.add(now, piece)
 
     def tap(self, item: Frame | Comment, out: list[Event], start: int) -> None:
         """The engine's tap: one SSE item and the events decoded from it (`out[start:]`)."""
@@ -93,7 +94,7 @@ class ExchangeCapture:
         if exchange.cut:
             exchange.cut_frames += 1
             return
-        events = tuple(out[start:]) if start < len(out) else ()
+        events: Sequence[Event] = out[start:] if start < len(out) else ()
         if type(item) is Comment:
             event: str | None = None
             data = item.text
@@ -106,10 +107,9 @@ class ExchangeCapture:
             if event:
                 event = text.feed(event) + text.flush()
             if clean != data:  # the events hold what the data held: redact them too
-                events = tuple(_redacted(e, text) for e in events)
+                events = [_redacted(e, text) for e in events]
             data = clean
-        frame = WireFrame(self._now, event, data, item.size, len(exchange.reads) - 1, events)
-        exchange.frames.append(frame)
+        exchange.frames.add(self._now, event, data, item.size, len(exchange.reads) - 1, events)
 
     def end(self, outcome: str, detail: str = "") -> None:
         exchange = self.exchange
@@ -118,7 +118,7 @@ class ExchangeCapture:
         if self._bytes is not None:
             held = self._bytes.flush()
             if held:
-                exchange.reads.append(WireRead(self._ms(), held))
+                exchange.reads.add(self._ms(), held)
         exchange.outcome, exchange.detail = outcome, detail
         exchange.ended_ms = self._ms()
 

@@ -14,10 +14,12 @@ viewer's job (app/display/wire_text.py).
 
 from __future__ import annotations
 
+from array import array
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, overload
 
-from app.wire.events import Event
+from app.wire.events import Event, ReasoningDelta, TextDelta
 
 
 @dataclass(slots=True)
@@ -74,8 +76,8 @@ class CapturedExchange:
     status: int | None = None
     headers: dict[str, str] = field(default_factory=dict)
     response_ms: float | None = None
-    reads: list[WireRead] = field(default_factory=list)
-    frames: list[WireFrame] = field(default_factory=list)
+    reads: WireReads = field(default_factory=lambda: WireReads())
+    frames: WireFrames = field(default_factory=lambda: WireFrames())
     outcome: str = ""
     detail: str = ""
     ended_ms: float | None = None
@@ -95,7 +97,143 @@ class CapturedExchange:
     @property
     def raw(self) -> bytes:
         """Every byte kept, joined (the body as the server sent it, secrets redacted)."""
-        return b"".join(read.data for read in self.reads)
+        return self.reads.joined()
 
 
-__all__ = ["CapturedExchange", "WireFrame", "WireRead", "WireRequest"]
+class WireReads(Sequence[WireRead]):
+    """Every read of one answer, kept as columns: one buffer of bytes, their ends and times.
+
+    A long answer arrives in tens of thousands of reads; as objects they were that many more for
+    every full garbage collection to walk while the answer streams (issue 12). A `WireRead` is
+    made when one is asked for."""
+
+    __slots__ = ("_at", "_buffer", "_ends")
+
+    def __init__(self) -> None:
+        self._buffer = bytearray()
+        self._ends = array("q")
+        self._at = array("d")
+
+    def append(self, read: WireRead) -> None:
+        self.add(read.at_ms, read.data)
+
+    def add(self, at_ms: float, data: bytes) -> None:
+        self._buffer += data
+        self._ends.append(len(self._buffer))
+        self._at.append(at_ms)
+
+    def __len__(self) -> int:
+        return len(self._ends)
+
+    @overload
+    def __getitem__(self, index: int) -> WireRead: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[WireRead]: ...
+    def __getitem__(self, index: int | slice) -> WireRead | list[WireRead]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError("read index out of range")
+        start = self._ends[index - 1] if index else 0
+        return WireRead(self._at[index], bytes(self._buffer[start : self._ends[index]]))
+
+    def __iter__(self) -> Iterator[WireRead]:
+        return (self[i] for i in range(len(self)))
+
+    def joined(self) -> bytes:
+        return bytes(self._buffer)
+
+
+# How a frame's events are kept: none, the one text or reasoning delta most frames carry (its
+# string only), or anything else as the tuple itself.
+_NO_EVENTS, _ONE_TEXT, _ONE_REASONING, _OTHER = 0, 1, 2, 3
+
+
+class WireFrames(Sequence[WireFrame]):
+    """Every SSE item of one answer, kept as columns (see `WireReads`): a 20,000-token answer
+    held 80,000 objects as frames, their tuples and their text deltas; now a few lists of
+    strings, which the collector does not track, and arrays. A `WireFrame` is made (with
+    events equal to the decoded ones) when one is asked for."""
+
+    __slots__ = ("_at", "_data", "_events", "_kinds", "_names", "_other", "_reads", "_sizes")
+
+    def __init__(self) -> None:
+        self._at = array("d")
+        self._names: list[str | None] = []
+        self._data: list[str] = []
+        self._sizes = array("q")
+        self._reads = array("q")
+        self._kinds = array("b")
+        self._events: list[str] = []  # the text of a frame's one delta, else ""
+        self._other: dict[int, tuple[Event, ...]] = {}
+
+    def append(self, frame: WireFrame) -> None:
+        self.add(frame.at_ms, frame.event, frame.data, frame.size, frame.read, frame.events)
+
+    def add(
+        self,
+        at_ms: float,
+        event: str | None,
+        data: str,
+        size: int,
+        read: int,
+        events: Sequence[Event] = (),
+    ) -> None:
+        self._at.append(at_ms)
+        self._names.append(event)
+        self._data.append(data)
+        self._sizes.append(size)
+        self._reads.append(read)
+        text = ""
+        if not events:
+            kind = _NO_EVENTS
+        elif len(events) == 1 and type(events[0]) is TextDelta:
+            kind, text = _ONE_TEXT, events[0].text
+        elif len(events) == 1 and type(events[0]) is ReasoningDelta:
+            kind, text = _ONE_REASONING, events[0].text
+        else:
+            kind = _OTHER
+            self._other[len(self._kinds)] = tuple(events)
+        self._kinds.append(kind)
+        self._events.append(text)
+
+    def __len__(self) -> int:
+        return len(self._kinds)
+
+    @overload
+    def __getitem__(self, index: int) -> WireFrame: ...
+    @overload
+    def __getitem__(self, index: slice) -> list[WireFrame]: ...
+    def __getitem__(self, index: int | slice) -> WireFrame | list[WireFrame]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError("frame index out of range")
+        kind = self._kinds[index]
+        events: tuple[Event, ...]
+        if kind == _ONE_TEXT:
+            events = (TextDelta(self._events[index]),)
+        elif kind == _ONE_REASONING:
+            events = (ReasoningDelta(self._events[index]),)
+        elif kind == _OTHER:
+            events = self._other[index]
+        else:
+            events = ()
+        return WireFrame(
+            self._at[index],
+            self._names[index],
+            self._data[index],
+            self._sizes[index],
+            self._reads[index],
+            events,
+        )
+
+    def __iter__(self) -> Iterator[WireFrame]:
+        return (self[i] for i in range(len(self)))
+
+
+__all__ = ["CapturedExchange", "WireFrame", "WireFrames", "WireRead", "WireReads", "WireRequest"]
