@@ -339,6 +339,8 @@ def run_app(
         tmux.close()
         server.close()
     samples = report["samples"]
+    if keep := os.environ.get("BENCH_KEEP_LOGS"):  # a folder: the probe's report, to read
+        shutil.copy(lag_log, Path(keep) / f"{label.split()[0]}-{lag_log.name}")
     streaming = [s for s in samples if s[2] > 0]
     stream_cpu = streaming[-1][1] - streaming[0][1] if len(streaming) > 1 else 0.0
     arriving = [s for s in streaming if s[2] < streaming[-1][2]] or streaming

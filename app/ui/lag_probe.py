@@ -1,9 +1,9 @@
 """Event-loop lag probe for the render benchmark, enabled by `TRIPTYCH_LAG_LOG=path`.
 
 A 10 ms asyncio sleep loop records how late each wake-up is (a stand-in for keypress latency).
-Every quarter second it also samples (wall time, CPU seconds, parts received, frames drawn), from
-which the benchmark derives the CPU cost per token early and late in a long answer, and how often
-the screen was updated while tokens arrived. At exit the lag
+Every quarter second it also samples (wall time, CPU seconds, parts received, frames drawn, RSS
+MB), from which the benchmark derives the CPU cost per token early and late in a long answer, how
+often the screen was updated while tokens arrived and when memory peaked. At exit the lag
 percentiles, the process's CPU seconds and peak memory, the samples, and the wall-clock times of
 the frames drawn once each stream had ended are written as JSON to the path.
 """
@@ -24,6 +24,15 @@ INTERVAL = 0.01
 SAMPLE_EVERY = 0.25
 
 
+def rss_mb() -> float:
+    """The process's resident memory now (Linux; 0 elsewhere), to see when the peak happens."""
+    try:
+        pages = int(Path("/proc/self/statm").read_text().split()[1])
+    except (OSError, IndexError, ValueError):
+        return 0.0
+    return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
 def percentile(values: list[float], fraction: float) -> float:
     if not values:
         return 0.0
@@ -38,7 +47,7 @@ class LagProbe:
     progress: Callable[[], int] = lambda: 0
     ticks: Callable[[], int] = lambda: 0  # render clock ticks so far (frames drawn)
     lags: list[float] = field(default_factory=list)
-    samples: list[tuple[float, float, int, int]] = field(default_factory=list)
+    samples: list[tuple[float, float, int, int, float]] = field(default_factory=list)
     final_frames: list[float] = field(default_factory=list)  # time.time() of settled frames
     _task: asyncio.Task[None] | None = None
 
@@ -61,7 +70,7 @@ class LagProbe:
             if after >= next_sample:
                 next_sample = after + SAMPLE_EVERY
                 self.samples.append(
-                    (time.time(), time.process_time(), self.progress(), self.ticks())
+                    (time.time(), time.process_time(), self.progress(), self.ticks(), rss_mb())
                 )
 
     def frame_settled(self) -> None:

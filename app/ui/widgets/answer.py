@@ -4,8 +4,9 @@ swapped for blank placeholders of the same height.
 Each segment renders its own source (app/ui/widgets/markdown_view.py), so appending re-renders
 only the last one, and a new segment is started at safe points (see app/display/segments.py).
 A sealed segment more than half a screen away from the viewport is replaced by a placeholder and
-rebuilt from its source when it comes back near, so what stays in memory and in every layout
-depends on the screen, not on the length of the conversation.
+rebuilt from its source when it comes back near. Neighbouring sleepers share one placeholder (a
+run), so what stays in memory and in every layout depends on the screen, not on the length of
+the conversation: each frame's layout walks every widget of the answer (issue 12).
 """
 
 from __future__ import annotations
@@ -46,14 +47,42 @@ class _Piece:
 
 
 class SegmentPlaceholder(Static):
-    """Blank space standing in for a segment out of view, as tall as the segment."""
+    """Blank space standing in for a run of neighbouring segments out of view (`first` and
+    the ones after it, one height each), as tall as they are together."""
 
     BLANK = True
 
-    def __init__(self, height: int, width: int) -> None:
+    def __init__(self, first: int, heights: list[int], width: int) -> None:
         super().__init__("", markup=False)
-        self.styles.height = height
+        self.first = first
+        self.heights = heights
         self.measured_width = width
+        self.styles.height = sum(heights)
+
+    @property
+    def end(self) -> int:
+        """The index after the last segment it stands for."""
+        return self.first + len(self.heights)
+
+    def height_of(self, index: int) -> int:
+        return self.heights[index - self.first]
+
+    def row_of(self, index: int) -> int:
+        """Where segment `index` starts, in rows from the placeholder's top."""
+        return sum(self.heights[: index - self.first])
+
+    def set_height(self, index: int, height: int) -> None:
+        self.heights[index - self.first] = height
+        self._heights_changed()
+
+    def set_heights(self, heights: list[int]) -> None:
+        self.heights = heights
+        self._heights_changed()
+
+    def _heights_changed(self) -> None:
+        total = sum(self.heights)
+        if self.styles.height is None or self.styles.height.value != total:
+            self.styles.height = total
 
 
 class AnswerView(Vertical):
@@ -166,10 +195,15 @@ class AnswerView(Vertical):
                 self.sources.append(piece.text)
                 self.ends_in_fence[-1] = bool(self._queue and self._queue[0].fence)
                 self._measure(number)
-                placeholder = SegmentPlaceholder(
-                    self._estimated_height(number), self.content_size.width
-                )
                 self.born_asleep += 1
+                height, width = self._estimated_height(number), self.content_size.width
+                run = self.segments[-1] if self.segments else None
+                if isinstance(run, SegmentPlaceholder) and run.end == number:
+                    run.heights.append(height)  # the run of sleepers before it grows
+                    run.set_heights(run.heights)
+                    self.segments.append(run)
+                    continue
+                placeholder = SegmentPlaceholder(number, [height], width)
                 self.segments.append(placeholder)
                 await self.mount(placeholder)
                 continue
@@ -239,7 +273,7 @@ class AnswerView(Vertical):
                 if isinstance(widget, StreamedMarkdown):
                     widget.refresh(layout=True)
                 elif widget is not None and heights:
-                    widget.styles.height = self._estimated_height(index)
+                    widget.set_height(index, self._estimated_height(index))
 
     def _seal_last(self) -> None:
         """The last segment gets no more text: drawn as sent from now on."""
@@ -261,7 +295,7 @@ class AnswerView(Vertical):
         if isinstance(widget, StreamedMarkdown):
             widget.ends_in_fence = True
         else:
-            widget.styles.height = self._estimated_height(index)
+            widget.set_height(index, self._estimated_height(index))
 
     def _born_asleep(self, pieces: list[str]) -> int:
         """How many of the queued `pieces` (counting from the first) may start asleep: new
@@ -302,30 +336,85 @@ class AnswerView(Vertical):
         """Put to sleep the sealed segments far from `near` (screen coordinates of the viewport
         grown by a margin), and wake the sleeping ones that are inside it."""
         last = len(self.segments) - (0 if self.sealed else 1)
-        for index in range(last):
+        index = 0
+        while index < last:
             widget = self.segments[index]
             region = widget.region if widget.is_mounted else Region()
-            if not region:
+            if isinstance(widget, SegmentPlaceholder):
+                ahead = min(widget.end, last)
+                if region and region.overlaps(near):
+                    near_ones = [
+                        number
+                        for number in range(index, ahead)
+                        if Region(
+                            region.x,
+                            region.y + widget.row_of(number),
+                            region.width,
+                            widget.height_of(number),
+                        ).overlaps(near)
+                    ]
+                    for number in near_ones:
+                        await self._wake(number)
+                index = ahead
                 continue
-            if isinstance(widget, StreamedMarkdown) and not region.overlaps(near):
+            if region and not region.overlaps(near):
                 await self._sleep(index, widget)
-            elif isinstance(widget, SegmentPlaceholder) and region.overlaps(near):
-                await self._wake(index, widget)
+            index += 1
 
     def remeasure(self) -> None:
         """After a width change: give every sleeping segment its height at the new width
         (estimated; the ones near the viewport are woken and rendered next)."""
         width = self.content_size.width
-        for index, widget in enumerate(self.segments):
-            if isinstance(widget, SegmentPlaceholder) and widget.measured_width != width:
-                widget.styles.height = self._estimated_height(index)
-                widget.measured_width = width
+        for run in self._runs():
+            if run.measured_width != width:
+                run.set_heights([self._estimated_height(i) for i in range(run.first, run.end)])
+                run.measured_width = width
+
+    def on_resize(self) -> None:
+        """The answer's own width changed (the window, or a scrollbar that came or went
+        around it): sleeping heights were estimated at the old one."""
+        self.remeasure()
+
+    def _runs(self) -> list[SegmentPlaceholder]:
+        runs: list[SegmentPlaceholder] = []
+        for widget in self.segments:
+            if isinstance(widget, SegmentPlaceholder) and (not runs or runs[-1] is not widget):
+                runs.append(widget)
+        return runs
 
     async def _sleep(self, index: int, widget: StreamedMarkdown) -> None:
-        placeholder = SegmentPlaceholder(widget.outer_size.height, self.content_size.width)
+        """Segment `index` joins the run of sleepers before or after it, or starts one."""
+        if not (self.is_attached and widget.is_attached):
+            return  # see `_swap`
+        height = widget.outer_size.height
+        before = self.segments[index - 1] if index > 0 else None
+        after = self.segments[index + 1] if index + 1 < len(self.segments) else None
+        if isinstance(before, SegmentPlaceholder) and before.is_attached:
+            before.heights.append(height)
+            self.segments[index] = before
+            if isinstance(after, SegmentPlaceholder) and after.is_attached:
+                before.heights.extend(after.heights)  # the two runs become one
+                for number in range(after.first, after.end):
+                    self.segments[number] = before
+                await after.remove()
+            before.set_heights(before.heights)
+            await widget.remove()
+            return
+        if isinstance(after, SegmentPlaceholder) and after.is_attached:
+            after.first = index
+            after.heights.insert(0, height)
+            after.set_heights(after.heights)
+            self.segments[index] = after
+            await widget.remove()
+            return
+        placeholder = SegmentPlaceholder(index, [height], self.content_size.width)
         await self._swap(index, widget, placeholder)
 
-    async def _wake(self, index: int, widget: SegmentPlaceholder) -> None:
+    async def _wake(self, index: int) -> None:
+        """Render segment `index` again, cutting it out of its run of sleepers."""
+        run = self.segments[index]
+        if not isinstance(run, SegmentPlaceholder) or not (self.is_attached and run.is_attached):
+            return  # awake already, or see `_swap`
         markdown = StreamedMarkdown(
             self.sources[index],
             continued=index > 0,
@@ -335,7 +424,25 @@ class AnswerView(Vertical):
             joins=self._joins_of(index),
         )
         markdown.ends_in_fence = self.ends_in_fence[index]
-        await self._swap(index, widget, markdown)
+        cut = index - run.first
+        left, right = run.heights[:cut], run.heights[cut + 1 :]
+        self.segments[index] = markdown
+        if not left and not right:
+            await self.mount(markdown, after=run)
+            await run.remove()
+            return
+        if not left:  # the run goes on after it
+            await self.mount(markdown, before=run)
+            run.first = index + 1
+            run.set_heights(right)
+            return
+        run.set_heights(left)
+        await self.mount(markdown, after=run)
+        if right:
+            rest = SegmentPlaceholder(index + 1, right, run.measured_width)
+            for number in range(rest.first, rest.end):
+                self.segments[number] = rest
+            await self.mount(rest, after=markdown)
 
     async def _swap(
         self, index: int, old: Widget, new: StreamedMarkdown | SegmentPlaceholder
