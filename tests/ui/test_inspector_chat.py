@@ -134,3 +134,33 @@ async def test_an_answer_with_no_stream_says_so(
         await pilot.pause()
         inspector = app.screen.query_one(Inspector)
         assert text_of(inspector, "#inspector-request-text") == "No stream kept for this answer."
+
+
+async def test_the_inspector_is_composed_only_when_first_opened(
+    fake_provider: FakeProvider, tmp_path: Path
+) -> None:
+    """Issue 12: the first frame lays out no inspector (its widgets, hidden, were a third of the
+    chat screen's); F2 then mounts it on the last answer's request, and later F2s hide and show
+    that same one."""
+    fake_provider.push(fake.stream(Api.CHAT))
+    app = make_app(fake_config(fake_provider), tmp_path, history_file=tmp_path / "h.sqlite3")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = app.screen
+        assert not screen.query(Inspector)
+        assert not screen.query(FrameList)
+        assert not screen.query("#inspector-request-text")
+        await send(pilot, "hello")
+        await wait_drawn(pilot)
+        assert not screen.query(Inspector)  # an answer alone does not make one either
+        await pilot.press("f2")
+        inspector = screen.query_one(Inspector)
+        assert inspector.display
+        assert app.focused is inspector.query_one(FrameList)
+        await wait_until(pilot, lambda: inspector.exchange is app.pane.turn.exchange)
+        assert text_of(inspector, "#inspector-request-text").startswith(f"POST {fake_provider.url}")
+        assert "Response 200" in screen_text(app)
+        await pilot.press("f2")
+        assert not inspector.display
+        await pilot.press("f2")
+        assert screen.query_one(Inspector) is inspector  # shown again, not made again
+        assert inspector.display

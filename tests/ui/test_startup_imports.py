@@ -34,6 +34,11 @@ DEFERRED = [
     "app.headless.ask",
     "app.tools",  # [mcp] servers and tools
     "mcp",
+    "app.ui.widgets.inspector",  # F2: composed when first opened
+    "app.ui.widgets.frame_list",
+    "app.ui.widgets.timeline",
+    "app.display.wire_text",
+    "textual.widgets._sparkline",
 ]
 # An answer needs these: loaded after the prompt, so the list above names real modules.
 ANSWER_NEEDS = ["httpx", "app.providers.client", "markdown_it", "rich.markdown", "app.demo.server"]

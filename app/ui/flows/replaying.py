@@ -31,7 +31,7 @@ def _turns(host: ChatHost) -> list[Turn | None]:
 async def run_replay(host: ChatHost, plan: ReplayPlan) -> None:
     await asyncio.sleep(0)  # after the first screen is up
     if isinstance(host.screen, ChatScreen | CompareScreen):
-        host.screen.action_inspect()  # on the selected pane's stream, side by side
+        await host.screen.run_action("inspect")  # on the selected pane's stream, side by side
     for prompt, names in plan.steps:
         screen = host.screen
         if isinstance(screen, ChatScreen):

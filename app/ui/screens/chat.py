@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -42,14 +42,15 @@ from app.ui.screens.parameters import edit_parameters, params_summary
 from app.ui.screens.system_prompt import SystemPromptRequested
 from app.ui.widgets.attachment_chips import AttachmentChips
 from app.ui.widgets.chat_pane import ChatPane
-from app.ui.widgets.frame_list import FrameList
-from app.ui.widgets.inspector import Inspector
 from app.ui.widgets.pane_streams import KeptStreams, StreamReader
 from app.ui.widgets.prompt import PromptInput
 from app.ui.widgets.welcome import Welcome, WelcomeFacts
 from app.wire.attachment import Attachment
 from app.wire.conversation import Conversation
 from app.wire.exchange import CapturedExchange
+
+if TYPE_CHECKING:  # composed when F2 first opens it: the first frame draws none of it (issue 12)
+    from app.ui.widgets.inspector import Inspector
 
 HISTORY_KEY = "ctrl+o"
 HISTORY_HELP = f"{HISTORY_KEY}: search, reopen, rename, delete"
@@ -236,8 +237,7 @@ class ChatScreen(BranchKeys, Screen[None]):
         self._welcome = welcome
         self._streams = KeptStreams(streams)
         self.recording_to: Path | None = None  # set by the app while the session is recorded
-        self.inspector = Inspector(id="inspector")
-        self.inspector.display = False
+        self.inspector: Inspector | None = None  # mounted by the first F2
         self.prompt = PromptInput(id="prompt")
         self.chips = AttachmentChips(id="attachments")  # files for the next prompt
         self.attaching = Attaching(self.chips, Path.cwd())
@@ -250,8 +250,7 @@ class ChatScreen(BranchKeys, Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header(icon="◧")
         with Horizontal(id="chat-body"):
-            yield self.pane
-            yield self.inspector
+            yield self.pane  # the inspector (F2) is mounted beside it when first opened
         yield self.prompt
         yield self.chips
         yield Footer()
@@ -330,17 +329,24 @@ class ChatScreen(BranchKeys, Screen[None]):
 
     # -- the inspector (F2) ---------------------------------------------------------------------
 
-    def action_inspect(self) -> None:
-        """Open the inspector beside the conversation on the last answer, or close it."""
+    async def action_inspect(self) -> None:
+        """Open the inspector beside the conversation on the last answer, or close it. It is
+        made and mounted the first time (its ten widgets and their styles cost the first frame
+        a third of its layout when composed hidden with the screen), then hidden and shown."""
         inspector = self.inspector
-        if inspector.display:
+        if inspector is not None and inspector.display:
             inspector.unfollow()
             inspector.display = False
             self.prompt.focus()
             return
+        if inspector is None:
+            from app.ui.widgets.inspector import Inspector
+
+            inspector = self.inspector = Inspector(id="inspector")
+            await self.query_one("#chat-body").mount(inspector)
         inspector.display = True
         inspector.follow(self.inspected_exchange, self.pane.clock)
-        inspector.query_one(FrameList).focus()
+        inspector.focus_frames()
 
     def inspected_exchange(self) -> CapturedExchange | None:
         """The last answer's exchange (a reopened one's read back from the history once)."""
@@ -352,7 +358,7 @@ class ChatScreen(BranchKeys, Screen[None]):
 
     def on_inspector_save_exchange(self, message: Inspector.SaveExchange) -> None:
         message.stop()
-        exchange = self.inspector.exchange
+        exchange = None if self.inspector is None else self.inspector.exchange
         if exchange is not None:
             self.post_message(self.SaveRecordingRequested(exchange, self.pane.provider.name))
 

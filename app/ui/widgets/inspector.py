@@ -192,6 +192,9 @@ class Inspector(Vertical):
         self.show(source())
         self._poll_timer.resume()
 
+    def focus_frames(self) -> None:
+        self.query_one(FrameList).focus()
+
     def unfollow(self) -> None:
         self._poll_timer.pause()
         self.source = lambda: None
