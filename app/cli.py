@@ -40,7 +40,7 @@ from app.settings.config import (
     load_config,
 )
 from app.settings.paths import create_config_hint, example_config, locate_config
-from app.wire.engine import Api
+from app.wire.api import Api
 
 if TYPE_CHECKING:
     from app.headless.ask import Question

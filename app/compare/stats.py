@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from app.display.speed import Rate, format_seconds, tokens_per_second
 from app.settings.config import ProviderConfig
-from app.wire.engine import Api
+from app.wire.api import Api
 from app.wire.events import Usage
 from app.wire.turn import Turn, TurnStatus
 

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from app.wire.engine import Api
+from app.wire.api import Api
 
 _Emit = Callable[..., None]
 INTERRUPTED_MESSAGE = (

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from app.settings.config import DEMO, Config, ProviderConfig
-from app.wire.engine import Api
+from app.wire.api import Api
 
 DEMO_APIS = {DEMO: Api.CHAT, "demo-messages": Api.MESSAGES, "demo-responses": Api.RESPONSES}
 DEMO_MODEL = "demo"

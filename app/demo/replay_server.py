@@ -19,7 +19,7 @@ from app.demo.loopback import Cut, LoopbackServer, Pause, Reply, SeenRequest, Se
 from app.providers.record import Exchange
 from app.providers.requests import ENDPOINTS
 from app.settings.config import ProviderConfig
-from app.wire.engine import Api
+from app.wire.api import Api
 
 # Not replayed: the loopback server frames the body itself, and the recorded bytes were already
 # decoded (a recording holds what the client read, after gzip). The loopback's own Server and

@@ -32,7 +32,7 @@ from app.demo.names import DEMO_APIS, DEMO_MODEL, is_demo, with_demo_providers
 from app.demo.samples import sample_for
 from app.demo.tool_answer import tool_answer_sample, tool_results
 from app.settings.config import DEMO, Config, ProviderConfig
-from app.wire.engine import Api
+from app.wire.api import Api
 
 PACE_ENV = "TRIPTYCH_DEMO_PACE"
 _PATHS = {

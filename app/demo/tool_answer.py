@@ -15,7 +15,7 @@ from typing import Any
 
 from app.demo.frames import Answer
 from app.demo.samples import DEMO_LABEL, Sample, pieces
-from app.wire.engine import Api
+from app.wire.api import Api
 
 QUOTED_CHARS = 400  # of each result; the rest is left out with an ellipsis
 

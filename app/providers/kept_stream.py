@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import zlib
 
-from app.providers.capture import rebuild
 from app.providers.record import RecordingError, read_lines, recording_lines
-from app.wire.engine import Api
+from app.wire.api import Api
 from app.wire.exchange import CapturedExchange
 
 MAX_INFLATED = 96 * 1024 * 1024  # a kept stream is 8 MiB of body by default, JSON-quoted
@@ -47,6 +46,8 @@ def recording_of(blob: bytes) -> str:
 
 def unpack(blob: bytes, api: Api | str) -> CapturedExchange:
     """The captured exchange again, its frames decoded from the kept bytes."""
+    from app.providers.capture import rebuild  # the engine and decoders: not for start-up
+
     text = recording_of(blob)
     try:
         recorded = read_lines(text.splitlines(), "stored stream")

@@ -26,7 +26,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
-from app.wire.engine import Api
+from app.wire.api import Api
 
 EFFORTS = ("low", "medium", "high")  # what every reasoning API takes; the panel's choices
 MORE_EFFORTS = ("none", "minimal", "xhigh", "max")  # taken by some providers (OpenAI, Kimi)

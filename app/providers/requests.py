@@ -21,8 +21,8 @@ from typing import Any
 from app.providers.attachments import chat_content, messages_blocks, responses_content
 from app.providers.params import RequestParams, check_for, format_fields
 from app.settings.config import ENDPOINTS, ProviderConfig
+from app.wire.api import Api
 from app.wire.conversation import Conversation, Message
-from app.wire.engine import Api
 from app.wire.tools import ToolSpec
 from app.wire.turn import ToolCall, Turn
 

@@ -24,7 +24,7 @@ from urllib.parse import urlsplit
 from app.settings.paths import locate_config
 from app.settings.redaction import looks_like_key
 from app.settings.toml_lines import KeyLines, Keys, dotted
-from app.wire.engine import Api
+from app.wire.api import Api
 
 DEMO = "demo"
 EXIT_CONFIG_ERROR = 2

@@ -44,8 +44,8 @@ from app.store.schema import LATEST_VERSION, SchemaTooNew, migrate
 from app.store.search_index import NO_FTS5_WARNING, ensure_index, fts5_available
 from app.store.transaction import transaction
 from app.store.votes import Vote, insert_vote, select_votes
+from app.wire.api import Api
 from app.wire.attachment import Attachment
-from app.wire.engine import Api
 from app.wire.exchange import CapturedExchange
 from app.wire.turn import Turn, TurnStatus
 

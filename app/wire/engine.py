@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
-from enum import StrEnum
 
 from app.wire._payload import MalformedStream
+from app.wire.api import Api
 from app.wire.chat import ChatDecoder
 from app.wire.events import KEEPALIVE, Event, StreamError
 from app.wire.messages import MessagesDecoder
@@ -20,13 +20,6 @@ from app.wire.responses import ResponsesDecoder
 from app.wire.sse import DEFAULT_MAX_EVENT_BYTES, Comment, EventTooLarge, Frame, SSEReader
 from app.wire.surrogates import SurrogateMender, may_hold_surrogate
 from app.wire.turn import Turn
-
-
-class Api(StrEnum):
-    CHAT = "chat"
-    MESSAGES = "messages"
-    RESPONSES = "responses"
-
 
 Decoder = ChatDecoder | MessagesDecoder | ResponsesDecoder
 # Told of every SSE item as it is decoded, with the events list and where its events start in it

@@ -39,9 +39,22 @@ DEFERRED = [
     "app.ui.widgets.timeline",
     "app.display.wire_text",
     "textual.widgets._sparkline",
+    "app.wire.engine",  # the wire's engine and decoders: the first answer (the config and
+    "app.wire.chat",  # the store name a format through app.wire.api only)
+    "app.wire.messages",
+    "app.wire.responses",
+    "app.wire.sse",
+    "app.providers.capture",
 ]
 # An answer needs these: loaded after the prompt, so the list above names real modules.
-ANSWER_NEEDS = ["httpx", "app.providers.client", "markdown_it", "rich.markdown", "app.demo.server"]
+ANSWER_NEEDS = [
+    "httpx",
+    "app.providers.client",
+    "markdown_it",
+    "rich.markdown",
+    "app.demo.server",
+    "app.wire.engine",
+]
 
 SCRIPT = """
 import asyncio, json, sys

@@ -39,7 +39,7 @@ from app.providers.params import (
 )
 from app.settings.config import ProviderConfig
 from app.ui.widgets.chat_pane import ChatPane
-from app.wire.engine import Api
+from app.wire.api import Api
 
 RAW = "extra"  # the raw JSON field's id, as RequestParams names it
 LABELS = {
