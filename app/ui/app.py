@@ -220,7 +220,14 @@ class TriptychApp(ChatHost):
             )
         if self._probe is not None:
             self._probe.start()
-        self.call_after_refresh(gc.freeze)  # the startup heap is never garbage: stop scanning it
+        self.call_after_refresh(self._first_frame_shown)
+
+    def _first_frame_shown(self) -> None:
+        """After the first frame: the start-up heap is never garbage, so it is put out of the
+        collector's sight, and the collector runs again (`triptych` turns it off while the UI
+        starts: app/cli.py)."""
+        gc.freeze()
+        gc.enable()
 
     def _initial_theme(self) -> str:
         """The remembered theme, unless the config's `ui.theme` changed since it was
