@@ -40,7 +40,6 @@ from app.ui.flows.tooling import ToolSession, pick_tools
 from app.ui.lag_probe import LagProbe
 from app.ui.render_clock import RenderClock
 from app.ui.screens.chat import ChatScreen
-from app.ui.screens.keys import KeysScreen, key_groups
 from app.ui.screens.system_prompt import SystemPromptRequested
 from app.ui.themes import DEFAULT_THEME, load_themes
 from app.ui.widgets.assistant_turn import AssistantTurn
@@ -159,6 +158,8 @@ class TriptychApp(ChatHost):
 
     def action_show_keys(self) -> None:
         """The key sheet for the screen on top (F1 again, or Esc, closes it)."""
+        from app.ui.screens.keys import KeysScreen, key_groups  # when first asked for (issue 12)
+
         screen = self.screen
         if isinstance(screen, KeysScreen):
             screen.dismiss()

@@ -45,6 +45,14 @@ DEFERRED = [
     "app.wire.responses",
     "app.wire.sse",
     "app.providers.capture",
+    "app.ui.widgets.answer",  # Markdown: made with the first answer's view
+    "app.ui.widgets.markdown_view",
+    "app.ui.widgets.reasoning",
+    "app.display.markdown_render",
+    "app.display.segments",
+    "app.display.joins",
+    "textual.widgets._collapsible",
+    "app.ui.screens.keys",  # F1
 ]
 # An answer needs these: loaded after the prompt, so the list above names real modules.
 ANSWER_NEEDS = [
@@ -54,6 +62,8 @@ ANSWER_NEEDS = [
     "rich.markdown",
     "app.demo.server",
     "app.wire.engine",
+    "app.ui.widgets.answer",
+    "app.display.segments",
 ]
 
 SCRIPT = """

@@ -8,6 +8,7 @@ a tick does not depend on how long the answer already is.
 from __future__ import annotations
 
 import asyncio
+from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -19,10 +20,12 @@ from app.display.sanitize import clean, clean_line
 from app.display.sent_with import SEPARATOR, sent_summary
 from app.display.status_line import sentence
 from app.display.turn_watch import TurnWatch
-from app.ui.widgets.answer import AnswerView
-from app.ui.widgets.reasoning import ReasoningPane
 from app.ui.widgets.tool_call import ToolCallCard
 from app.wire.turn import Turn, TurnStatus
+
+if TYPE_CHECKING:  # loaded with the first answer: the first frame draws none (issue 12)
+    from app.ui.widgets.answer import AnswerView
+    from app.ui.widgets.reasoning import ReasoningPane
 
 _OUTCOME_MARK = {
     TurnStatus.STOPPED: "■ stopped",
@@ -82,8 +85,11 @@ class AssistantTurn(Vertical):
         self.turn = turn
         self.turn_watch = watch
         self.keep_reasoning_open = keep_reasoning_open
-        self.reasoning = ReasoningPane(collapsed=False)
-        self.answer = AnswerView()
+        from app.ui.widgets.answer import AnswerView  # Markdown's modules: not for start-up
+        from app.ui.widgets.reasoning import ReasoningPane
+
+        self.reasoning: ReasoningPane = ReasoningPane(collapsed=False)
+        self.answer: AnswerView = AnswerView()
         self.cards: dict[int, ToolCallCard] = {}
         self._calls = Vertical(classes="turn--calls")
         self._sources = Static("", markup=False, classes="turn--sources")

@@ -17,6 +17,7 @@ sleep and wake them when they come near (see answer.py), on every render tick an
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from textual.await_remove import AwaitRemove
 from textual.containers import VerticalScroll
@@ -25,9 +26,11 @@ from textual.geometry import Region, Size
 from textual.widget import AwaitMount, Widget
 from textual.widgets import Static
 
-from app.ui.widgets.answer import AnswerView
 from app.ui.widgets.assistant_turn import AssistantTurn
 from app.ui.widgets.user_message import UserMessage
+
+if TYPE_CHECKING:
+    from app.ui.widgets.answer import AnswerView
 
 NEW_TEXT_BELOW = "▼ new text below"
 
