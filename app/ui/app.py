@@ -282,7 +282,10 @@ class TriptychApp(ChatHost):
             "config_theme": self.config.ui.theme or "",
         }
         current.update(changes)
-        self.state = State(**current)
+        state = State(**current)
+        if state == self.state and self.state_file.exists():
+            return  # e.g. each start: what the file holds already (issue 12: no write, no fsync)
+        self.state = state
         with contextlib.suppress(OSError):
             save_state(self.state_file, self.state)
 

@@ -167,3 +167,22 @@ async def test_a_theme_set_in_the_config_since_wins_over_the_remembered_one(
 async def test_an_old_state_file_keeps_its_theme(tmp_path: Path) -> None:
     remembered(tmp_path, B2_UNDER_A + 'theme = "triptych-light"\n')
     assert await started_theme(make_app(themed("triptych-dark"), tmp_path)) == "triptych-light"
+
+
+async def test_a_start_that_changes_nothing_does_not_write_the_state_again(
+    tmp_path: Path,
+) -> None:
+    """Issue 12: every start rewrote state.toml (a temp file, fsync, rename) before its first
+    frame, though it remembered what the file already held."""
+    await start(make_app(config(), tmp_path))
+    path = tmp_path / "state.toml"
+    first = path.stat()
+    saved = state_of(tmp_path)
+    assert saved["provider"] == "a"
+    await start(make_app(config(), tmp_path))
+    again = path.stat()
+    assert (again.st_ino, again.st_mtime_ns) == (first.st_ino, first.st_mtime_ns)
+    assert state_of(tmp_path) == saved
+    await start(make_app(config(default="b"), tmp_path))  # the config changed: remembered
+    assert state_of(tmp_path)["provider"] == "b"
+    assert path.stat().st_ino != first.st_ino
