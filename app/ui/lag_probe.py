@@ -14,6 +14,7 @@ import asyncio
 import json
 import os
 import resource
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -31,6 +32,22 @@ def rss_mb() -> float:
     except (OSError, IndexError, ValueError):
         return 0.0
     return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def thread_cpu() -> dict[str, float]:
+    """CPU seconds of each live thread (Linux; empty elsewhere): the main thread's share of
+    the process's is what drawing and decoding cost, the rest the store's writer, Textual's
+    input and output threads."""
+    tick = os.sysconf("SC_CLK_TCK")
+    seconds: dict[str, float] = {}
+    for thread in threading.enumerate():
+        try:
+            stat = Path(f"/proc/self/task/{thread.native_id}/stat").read_text()
+            fields = stat.rsplit(")", 1)[1].split()
+            seconds[thread.name] = (int(fields[11]) + int(fields[12])) / tick
+        except (OSError, IndexError, ValueError):
+            continue
+    return seconds
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -88,6 +105,7 @@ class LagProbe:
             "lag_max_ms": max(self.lags, default=0.0) * 1000,
             "cpu_seconds": usage.ru_utime + usage.ru_stime,
             "peak_rss_mb": usage.ru_maxrss / 1024,
+            "thread_cpu_seconds": thread_cpu(),
             "final_frames": self.final_frames,
             "samples": self.samples,
         }

@@ -5,6 +5,7 @@ lines drawn are checked against rendering the whole."""
 
 from __future__ import annotations
 
+import gc
 from typing import Any
 
 import pytest
@@ -12,6 +13,7 @@ from rich.segment import Segment
 from rich.style import Style
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
+from textual.strip import Strip
 
 from app.display.markdown_height import NO_JOINS, Joins
 from app.display.markdown_render import MarkdownLook, MarkdownPainter
@@ -143,3 +145,35 @@ async def test_text_that_goes_on_in_the_last_line_is_repainted_without_a_layout(
         assert widget._layout_required
         await pilot.pause()
         assert widget.size.height > height
+
+
+class Painted(App[None]):
+    def compose(self) -> ComposeResult:
+        yield StreamedMarkdown(CORPUS[0])
+
+
+async def test_painting_lines_leaves_no_cycles_for_the_collector() -> None:
+    """Every frame asks for every line again; what it makes must be freed as soon as it is
+    dropped (by reference counts), not wait for a full collection. Textual's `crop_extend`
+    kept each strip in its own cache: a cycle per line painted (issue 12)."""
+
+    app = Painted()
+    async with app.run_test(size=(80, 40)) as pilot:
+        await pilot.pause()
+        widget = app.query_one(StreamedMarkdown)
+        rows = widget.size.height
+        assert rows > 20
+        gc.collect()
+        gc.disable()
+        try:
+            for _ in range(20):
+                # new lines painted, as every frame of a live segment brings
+                widget._lines = [Strip(list(line), line.cell_length) for line in widget._lines]
+                widget._painted.clear()
+                for y in range(rows):
+                    widget.render_line(y)
+            widget._painted.clear()
+            left = gc.collect()
+        finally:
+            gc.enable()
+    assert left < rows  # 20 paints of `rows` lines: no cycle per line

@@ -204,6 +204,18 @@ MORE_RIGHT = "›"  # drawn in a code line's last column when it goes on to the 
 MORE_LEFT = "‹"  # and in its first when it was scrolled past its start
 
 
+def fitted(line: Strip, width: int, style: Style | None) -> Strip:
+    """`line.crop_extend(0, width, style)` without its cache: Textual's `crop_extend` keeps
+    its result in the strip's own cache even when that result is the strip itself, a cycle
+    that only a full collection frees. Every line painted went through it, so each frame left
+    a screen of strips, their seven caches and their segments for the collector (issue 12)."""
+    if line.cell_length == width:
+        return line
+    if line.cell_length < width:
+        return line.extend_cell_length(width, style)
+    return line.crop(0, width)
+
+
 def shifted(row: CodeRow, painted: Strip, offset: int, style: Style) -> Strip:
     """A code row as shown scrolled `offset` columns across: what is before the code (a
     list's or quote's indent) as painted, then the code's full line from `offset`, with a dim
@@ -212,7 +224,7 @@ def shifted(row: CodeRow, painted: Strip, offset: int, style: Style) -> Strip:
     end = offset + row.width
     if offset:
         fill = row.full[-1].style if row.full else None
-        window = full.crop_extend(offset, end, fill)
+        window = fitted(full, end, fill).crop(offset, end)
     else:
         window = full.crop(0, row.width)
     marks = Style(dim=True)
@@ -386,7 +398,7 @@ class StreamedMarkdown(Widget):
                 line = shifted(row, lines[y], self._offsets.get(row.block, 0), style)
             else:
                 line = lines[y]
-            painted = line.crop_extend(0, width, style).apply_style(style)
+            painted = fitted(line, width, style).apply_style(style)
             self._painted[y] = painted = painted.apply_offsets(0, y)  # for mouse selection
         selection = self.text_selection
         span = None if selection is None else selection.get_span(y)
