@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 
 import platformdirs
@@ -86,6 +85,8 @@ def create_config_hint(path: Path) -> str:
 def example_config() -> str:
     """config.example.toml: `app/` in an installed wheel (pyproject force-include), else the
     checkout's root (editable install), so `triptych config --example` works from both."""
+    from importlib import resources  # only here: not on every start (issue 12)
+
     packaged = resources.files("app") / EXAMPLE_FILE_NAME
     if packaged.is_file():
         return packaged.read_text(encoding="utf-8")

@@ -23,7 +23,6 @@ from textual.screen import Screen
 from textual.theme import Theme
 
 from app.demo.names import is_demo
-from app.headless.replay_plan import ReplayPlan
 from app.settings.config import Config, ProviderConfig
 from app.settings.paths import config_path, state_path, user_themes_dir
 from app.settings.state import State, load_state, save_state
@@ -49,6 +48,7 @@ from app.ui.widgets.welcome import WelcomeFacts
 
 if TYPE_CHECKING:  # loaded when first used: the first frame needs neither (issue 12)
     from app.headless.batch import BatchJob
+    from app.headless.replay_plan import ReplayPlan
     from app.ui.screens.batch import BatchScreen
     from app.ui.screens.batch_answers import BatchAnswers
     from app.ui.screens.compare import CompareScreen

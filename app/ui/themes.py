@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import tomllib
 from dataclasses import dataclass, field
-from importlib import resources
-from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.theme import Theme
+
+if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
 
 DEFAULT_THEME = "triptych-dark"
 _COLOURS = (
@@ -44,12 +45,17 @@ class LoadedThemes:
 
 
 def builtin_theme_dir() -> Traversable | Path | None:
-    """`app/_themes` in an installed wheel, else the checkout's `themes/` (editable install)."""
+    """`app/_themes` in an installed wheel, else the checkout's `themes/` (editable install).
+    Folders on disk are looked at first: importlib.resources (and zipfile with it) is loaded
+    only for a package that is not one, e.g. zipped (issue 12: not on every start)."""
+    here = Path(__file__).resolve()
+    for folder in (here.parents[1] / "_themes", here.parents[2] / "themes"):
+        if folder.is_dir():
+            return folder
+    from importlib import resources
+
     packaged = resources.files("app") / "_themes"
-    if packaged.is_dir():
-        return packaged
-    checkout = Path(__file__).resolve().parents[2] / "themes"
-    return checkout if checkout.is_dir() else None
+    return packaged if packaged.is_dir() else None
 
 
 def theme_from_mapping(data: dict[str, Any], origin: str) -> Theme:

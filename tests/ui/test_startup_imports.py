@@ -53,6 +53,11 @@ DEFERRED = [
     "app.display.joins",
     "textual.widgets._collapsible",
     "app.ui.screens.keys",  # F1
+    "app.display.code_blocks",  # the palette's "copy code block N"
+    "app.display.fences",
+    "app.headless.replay_plan",  # replay --ui
+    "importlib.resources",  # `config --example`; themes are read from their folder
+    "zipfile",
 ]
 # An answer needs these: loaded after the prompt, so the list above names real modules.
 ANSWER_NEEDS = [

@@ -25,7 +25,6 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Header, TextArea
 
-from app.display.code_blocks import code_blocks
 from app.providers.attachments import AttachmentError
 from app.store import ExportFormat
 from app.ui.clipboard import copy_text
@@ -139,6 +138,8 @@ class ChatCommands(ScreenCommands):
             choices.append(
                 Choice("Edit the last prompt", chat.later("edit_last_prompt"), help_text)
             )
+        from app.display.code_blocks import code_blocks  # when the palette opens (issue 12)
+
         for number, block in enumerate(code_blocks(chat.last_answer()), 1):
             choices.append(Choice(block.label(number), partial(chat.copy, block.code), "raw code"))
         return choices

@@ -15,7 +15,6 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Static
 
-from app.display.fences import new_pacer
 from app.display.sanitize import clean, clean_line
 from app.display.sent_with import SEPARATOR, sent_summary
 from app.display.status_line import sentence
@@ -85,6 +84,7 @@ class AssistantTurn(Vertical):
         self.turn = turn
         self.turn_watch = watch
         self.keep_reasoning_open = keep_reasoning_open
+        from app.display.fences import new_pacer
         from app.ui.widgets.answer import AnswerView  # Markdown's modules: not for start-up
         from app.ui.widgets.reasoning import ReasoningPane
 
