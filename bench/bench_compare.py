@@ -185,6 +185,9 @@ def run_app(
         while not lag_log.exists() and time.monotonic() < deadline:
             time.sleep(0.05)
         report = json.loads(lag_log.read_text())
+        if keep := os.environ.get("BENCH_KEEP_LOGS"):  # a folder: the probe's report, to read
+            report["last_bytes_wall"] = last_bytes
+            (Path(keep) / f"compare-{panes}-{lag_log.name}").write_text(json.dumps(report))
     finally:
         tmux.close()
         server.close()

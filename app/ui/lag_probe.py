@@ -11,6 +11,7 @@ the frames drawn once each stream had ended are written as JSON to the path.
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import os
 import resource
@@ -66,7 +67,11 @@ class LagProbe:
     lags: list[float] = field(default_factory=list)
     samples: list[tuple[float, float, int, int, float]] = field(default_factory=list)
     final_frames: list[float] = field(default_factory=list)  # time.time() of settled frames
+    # every full (oldest-generation) collection: time.time() it ended, ms it took, objects freed
+    collections: list[tuple[float, float, int]] = field(default_factory=list)
+    stalls: list[tuple[float, float]] = field(default_factory=list)  # (time.time(), ms) > 100 ms
     _task: asyncio.Task[None] | None = None
+    _collecting: float = 0.0
 
     @classmethod
     def from_env(cls) -> LagProbe | None:
@@ -75,6 +80,16 @@ class LagProbe:
 
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self._run())
+        gc.callbacks.append(self._collected)
+
+    def _collected(self, phase: str, info: dict[str, int]) -> None:
+        if info["generation"] != 2:
+            return
+        if phase == "start":
+            self._collecting = time.perf_counter()
+            return
+        took = (time.perf_counter() - self._collecting) * 1000
+        self.collections.append((time.time(), took, info["collected"]))
 
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()
@@ -83,7 +98,10 @@ class LagProbe:
             before = loop.time()
             await asyncio.sleep(INTERVAL)
             after = loop.time()
-            self.lags.append(max(0.0, after - before - INTERVAL))
+            lag = max(0.0, after - before - INTERVAL)
+            self.lags.append(lag)
+            if lag > 0.1:  # the loop was held up: when, to match with what ran then
+                self.stalls.append((time.time(), lag * 1000))
             if after >= next_sample:
                 next_sample = after + SAMPLE_EVERY
                 self.samples.append(
@@ -96,6 +114,8 @@ class LagProbe:
     def write(self) -> None:
         if self._task is not None:
             self._task.cancel()
+        if self._collected in gc.callbacks:
+            gc.callbacks.remove(self._collected)
         usage = resource.getrusage(resource.RUSAGE_SELF)
         report = {
             "lag_samples": len(self.lags),
@@ -106,6 +126,8 @@ class LagProbe:
             "cpu_seconds": usage.ru_utime + usage.ru_stime,
             "peak_rss_mb": usage.ru_maxrss / 1024,
             "thread_cpu_seconds": thread_cpu(),
+            "full_collections": self.collections,
+            "stalls": self.stalls,
             "final_frames": self.final_frames,
             "samples": self.samples,
         }

@@ -14,13 +14,17 @@ The final frame of a stream is drawn at once, not on the next tick.
 The clock also owns the garbage-collection policy. Python's automatic full (oldest-generation)
 collections were the long stalls while streaming, at moments nobody chose, so they are turned off
 while any pane is live; instead the clock runs one itself every few seconds, right after a frame,
-and once more shortly after the last stream ends (late enough for the final frame to reach the
-terminal first: Textual writes from a thread, which a collection would hold up). Young
-collections keep running. Turning GC off altogether let a 20,000-token stream grow the heap past
-350 MB, and the one collection at the end then froze the screen for 1.5 s. When the first stream
-starts, what the process holds by then (modules, classes, the screens: alive for good) is moved
-out of the collector's sight (`gc.freeze`), so each full collection walks only what streaming
-made, not the whole of Textual and the app again.
+and once more after the last stream ends. Young collections keep running. Turning GC off
+altogether let a 20,000-token stream grow the heap past 350 MB. When the first stream starts,
+what the process holds by then (modules, classes, the screens: alive for good) is moved out of
+the collector's sight (`gc.freeze`), and so is what survives each of the clock's collections:
+each one walks only what was made since the last, not every answer on screen again. Three panes
+of 20,000 tokens made that walk 450 ms long by their end (bench/bench_compare.py's probe), a
+stall every five seconds, and one just as the streams ended held their final frames past a
+second (issue 14). What was frozen and died since is freed by the one full collection (unfrozen,
+then frozen again) a second after the last stream ends, once the final frames are out: Textual
+writes from a thread, which a collection would hold up. Frames make almost no cyclic garbage
+(app/ui/widgets/markdown_view.py, `fitted`), so little waits for it.
 """
 
 from __future__ import annotations
@@ -35,11 +39,17 @@ from textual.timer import Timer
 
 NO_FULL_COLLECTIONS = 1_000_000_000  # gen-2 threshold while streaming
 FULL_COLLECTION_EVERY = 5.0  # seconds of streaming between the clock's own full collections
-IDLE_COLLECTION_DELAY = 0.3  # seconds after the last stream ends
+IDLE_COLLECTION_DELAY = 1.0  # seconds after the last stream ends
 PERIOD = 1 / 15  # the ceiling: 15 frames a second is as fast as anyone reads
 MAX_PERIOD = 0.2  # the floor: text keeps moving at least 5 times a second (issue 12: 4)
 BUSY = 0.2  # share of one core above which the period is stretched
 IDLE = 0.1  # ... and below which it shrinks back
+
+
+def collect_and_freeze() -> None:
+    """A full collection of what is in sight, and what survives it out of sight."""
+    gc.collect()
+    gc.freeze()
 
 
 class Drawable(Protocol):
@@ -138,7 +148,7 @@ class RenderClock:
         self._adapt()
         if self._gc_paused and time.monotonic() - self._collected_at >= FULL_COLLECTION_EVERY:
             self._collected_at = time.monotonic()
-            self._app.call_after_refresh(gc.collect)
+            self._app.call_after_refresh(collect_and_freeze)
 
     async def _draw(self) -> None:
         if not self._live:
@@ -169,7 +179,16 @@ class RenderClock:
             self._timer.pause()
         if self._gc_paused:
             self._resume_gc()
-            self._app.set_timer(IDLE_COLLECTION_DELAY, gc.collect)
+            self._app.set_timer(IDLE_COLLECTION_DELAY, self._collect_all)
+
+    def _collect_all(self) -> None:
+        """Everything in the collector's sight again for one full collection, then out of it:
+        not while a stream has started since (it would be the stall this policy avoids)."""
+        if self._live or not self._frozen:
+            return
+        gc.unfreeze()
+        gc.collect()
+        gc.freeze()
 
     def stop(self) -> None:
         """At exit: GC back on whatever happened."""

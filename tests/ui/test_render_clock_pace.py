@@ -38,3 +38,34 @@ async def test_what_lives_when_the_first_stream_starts_is_kept_out_of_full_colle
         assert gc.get_threshold()[2] > 1_000_000  # and no automatic full collections meanwhile
         clock.stop()
         assert gc.get_freeze_count() == 0  # back in the collector's sight at exit
+
+
+async def test_what_survives_each_of_the_clocks_collections_is_kept_out_of_the_next() -> None:
+    """Each periodic collection walks only what was made since the last (issue 14: three long
+    answers made it a 450 ms stall every five seconds); the one after the last stream ends
+    walks everything once, and leaves it frozen again."""
+    from app.ui import render_clock
+
+    app: App[None] = App()
+    async with app.run_test() as pilot:
+        clock = RenderClock(app)
+        drawing = Ticking()
+        clock.add(drawing)
+        frozen = gc.get_freeze_count()
+        kept = [[n] for n in range(5000)]  # made while streaming, alive for good
+        render_clock.collect_and_freeze()
+        assert gc.get_freeze_count() >= frozen + len(kept)
+
+        clock._live.clear()  # the stream ended
+        dead = [[n] for n in range(3000)]
+        dead.append(dead)  # a cycle, frozen by the next collection, then dropped
+        render_clock.collect_and_freeze()
+        before = gc.get_freeze_count()
+        del dead
+        clock._idle()
+        assert gc.get_threshold()[2] < 1_000_000  # automatic full collections again
+        await pilot.pause(render_clock.IDLE_COLLECTION_DELAY + 0.3)
+        assert gc.get_freeze_count() < before - 2000  # the frozen cycle was collected
+        assert gc.get_freeze_count() > len(kept)  # and the rest is out of sight again
+        clock.stop()
+        assert gc.get_freeze_count() == 0
