@@ -14,11 +14,14 @@ shared by every pane.
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from app.store.records import StoredMessage
+
+if TYPE_CHECKING:
+    import sqlite3
 
 # `parent` of a new message when none is named: after the end of the chosen path.
 AT_END = -1

@@ -22,12 +22,12 @@ from pathlib import Path
 from typing import Any
 
 from app.providers.kept_stream import KeptStreamError, pack, recording_of, unpack
-from app.settings.paths import data_dir
 from app.store import pane_trees, queries
 from app.store.branches import AT_END, branch_view, is_tree, next_chosen, parent_for, tree_of
 from app.store.errors import ConversationNotFound, StoreError, too_new, unusable
 from app.store.health import damaged_log
 from app.store.liveness import INTERRUPTED_BY_EXIT, Owner, is_orphaned
+from app.store.location import DEFAULT_FILENAME, history_path
 from app.store.records import (
     KINDS,
     BatchInfo,
@@ -57,7 +57,6 @@ _COPIED = (
     "error_code", "error_message", "interruption", "terminal_seen", "ttft_ms", "duration_ms",
     "params",
 )  # fmt: skip
-DEFAULT_FILENAME = "history.sqlite3"
 
 
 def _drop_unlinked_attachments(conn: sqlite3.Connection) -> None:
@@ -65,11 +64,6 @@ def _drop_unlinked_attachments(conn: sqlite3.Connection) -> None:
     conn.execute(
         "DELETE FROM attachments WHERE sha256 NOT IN (SELECT sha256 FROM message_attachments)"
     )
-
-
-def history_path(environ: Mapping[str, str] | None = None) -> Path:
-    """Where the history lives: history.sqlite3 in the data dir ($TRIPTYCH_DATA_DIR honoured)."""
-    return data_dir(environ) / DEFAULT_FILENAME
 
 
 class Store:

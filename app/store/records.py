@@ -9,9 +9,8 @@ everything a request builder needs to send the answer back: signature, redacted 
 from __future__ import annotations
 
 import json
-import sqlite3
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from app.wire.attachment import KINDS as ATTACHMENT_KINDS
 from app.wire.attachment import Attachment
@@ -20,6 +19,9 @@ from app.wire.conversation import Conversation, Message
 from app.wire.events import Source, StreamError, Usage
 from app.wire.tools import ToolResult
 from app.wire.turn import ToolCall, Turn, TurnStatus
+
+if TYPE_CHECKING:
+    import sqlite3
 
 Kind = Literal["chat", "compare", "batch"]  # batch: one prompt of `triptych batch`, side by side
 KINDS: tuple[Kind, ...] = ("chat", "compare", "batch")

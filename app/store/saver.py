@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import time
 from collections.abc import Hashable
+from typing import TYPE_CHECKING
 
-from app.store.db import Store
 from app.store.liveness import STALE_AFTER
 from app.wire.turn import Turn
+
+if TYPE_CHECKING:
+    from app.store.db import Store
 
 HEARTBEAT = STALE_AFTER / 4
 

@@ -23,25 +23,11 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from app.providers.kept_stream import KeptStreamError
-from app.store import (
-    ConversationNotFound,
-    ConversationSummary,
-    ExportFormat,
-    Kind,
-    Store,
-    StoredConversation,
-    StoreError,
-    export_conversation,
-)
 from app.store.branches import AT_END
-from app.store.db import BUSY_TIMEOUT_MS
-from app.store.errors import SESSION_OFF, damaged
-from app.store.export import write_export
-from app.store.health import quick_check
-from app.store.records import first_line
+from app.store.errors import SESSION_OFF, ConversationNotFound, StoreError, damaged
+from app.store.records import Kind, StoredConversation, first_line
 from app.store.session_records import (
     ConversationRecord,
     TurnRecord,
@@ -49,11 +35,16 @@ from app.store.session_records import (
     continued_messages,
     done_future,
 )
-from app.store.votes import Vote
-from app.store.writer import StoreWriter
 from app.wire.attachment import Attachment
 from app.wire.conversation import Conversation, Message
-from app.wire.exchange import CapturedExchange
+
+if TYPE_CHECKING:
+    from app.store.db import Store
+    from app.store.export import ExportFormat
+    from app.store.records import ConversationSummary
+    from app.store.votes import Vote
+    from app.store.writer import StoreWriter
+    from app.wire.exchange import CapturedExchange
 
 Severity = Literal["information", "warning", "error"]
 EXPORTS_FOLDER = "exports"
@@ -69,27 +60,69 @@ class Notice:
 
 
 class History:
-    """The store, or nothing when it could not be opened or failed later (`problem` says why)."""
+    """The store, or nothing when it could not be opened or failed later (`problem` says why).
+
+    `History.later(path)` opens the file on first use instead (its `store`): the app opens it
+    right after its first frame, or sooner when a prompt or `--continue` needs it, so the
+    first screen does not wait for sqlite3 and the store (issue 12)."""
 
     def __init__(self, store: Store | None, problem: str | None = None) -> None:
-        self.store = store
+        self._store = store
+        self._unopened: Path | None = None  # the file to open on first use (`later`)
+        self._opening = threading.Lock()
         self.problem = problem
         # Called once when history goes off; on the app's loop, even when a write failed on
         # the writer thread.
         self.on_problem: Callable[[str], None] = lambda _message: None
-        self._writer = StoreWriter() if store is not None else None
+        self._writer = _writer() if store is not None else None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._loop_thread: int | None = None
 
     @classmethod
     def open(cls, path: Path | None) -> History:
         """Open the history file; None means a session without history (e.g. some tests)."""
-        if path is None:
-            return cls(None)
-        try:
-            return cls(Store.open(path))
-        except StoreError as exc:
-            return cls(None, str(exc))
+        history = cls.later(path)
+        history.open_now()
+        return history
+
+    @classmethod
+    def later(cls, path: Path | None) -> History:
+        """The history file, opened when first used (or by `open_now`); None: no history."""
+        history = cls(None)
+        history._unopened = path
+        return history
+
+    def open_now(self) -> None:
+        """Open the file if it waits to be (a problem opening it turns history off)."""
+        with self._opening:
+            path, self._unopened = self._unopened, None
+            if path is None:
+                return
+            from app.store.db import Store  # sqlite3 and the store: not for the first frame
+
+            try:
+                self._store = Store.open(path)
+            except StoreError as exc:
+                self.problem = str(exc)
+                return
+            self._writer = _writer()
+
+    @property
+    def waiting(self) -> bool:
+        """Whether the file is still to be opened (by its first use or `open_now`)."""
+        return self._unopened is not None
+
+    @property
+    def store(self) -> Store | None:
+        """The open store (opened now if it waits to be), or None when history is off."""
+        if self._unopened is not None:
+            self.open_now()
+        return self._store
+
+    @store.setter
+    def store(self, store: Store | None) -> None:
+        self._unopened = None
+        self._store = store
 
     @property
     def enabled(self) -> bool:
@@ -137,6 +170,8 @@ class History:
             return
         self._remember_loop()
         path = store.path
+        from app.store.db import BUSY_TIMEOUT_MS
+        from app.store.health import quick_check
 
         def check() -> None:
             found = quick_check(path, BUSY_TIMEOUT_MS)
@@ -216,6 +251,8 @@ class History:
         store = self.store
         if store is None:
             return None
+        from app.providers.kept_stream import KeptStreamError
+
         try:
             return store.stream(message_id)
         except KeptStreamError:
@@ -289,6 +326,8 @@ class History:
         store = self.store
         if store is None:
             raise StoreError(self.problem or "History is off in this session.")
+        from app.store.export import export_conversation, write_export
+
         target = folder if folder is not None else store.path.parent / EXPORTS_FOLDER
         text = export_conversation(store, conv_id, fmt)
         return write_export(target, conv_id, self._title(store, conv_id), fmt, text)
@@ -304,7 +343,7 @@ class History:
         """Finish the queued writes (a clean exit loses none), then close the file."""
         if self._writer is not None:
             self._writer.close()
-        store, self.store = self.store, None
+        store, self.store = self._store, None  # one never opened stays unopened
         if store is not None:
             store.close()
 
@@ -322,6 +361,12 @@ class History:
         record.blind = stored.blind
         record.params = dict(stored.params)
         return record
+
+
+def _writer() -> StoreWriter:
+    from app.store.writer import StoreWriter
+
+    return StoreWriter()
 
 
 @dataclass(slots=True)

@@ -14,16 +14,19 @@ import threading
 from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from app.providers.timing import Timing
-from app.store import ConversationNotFound, Kind, Store, StoredConversation, StoredMessage
 from app.store.branches import AT_END
-from app.store.records import turn_columns
+from app.store.errors import ConversationNotFound
+from app.store.records import Kind, StoredConversation, StoredMessage, turn_columns
 from app.store.saver import SaveSchedule
 from app.wire.attachment import Attachment
 from app.wire.exchange import CapturedExchange
 from app.wire.turn import Turn, TurnStatus
+
+if TYPE_CHECKING:
+    from app.store.db import Store
 
 
 class Writes(Protocol):

@@ -26,7 +26,6 @@ from app.demo.names import is_demo
 from app.settings.config import Config, ProviderConfig
 from app.settings.paths import config_path, state_path, user_themes_dir
 from app.settings.state import State, load_state, save_state
-from app.store import history_path
 from app.store.session import History, PaneHistory
 from app.ui import textual_layout
 from app.ui.clipboard import copy_text
@@ -102,7 +101,7 @@ class TriptychApp(ChatHost):
         hiding who is who until the vote."""
         super().__init__()
         textual_layout.install()
-        self.history = History.open(history_file)
+        self.history = History.later(history_file)  # opened after the first frame (issue 12)
         self.conversations = Conversations(self, self.history)
         self.continue_last = continue_last
         self.config = config
@@ -201,7 +200,6 @@ class TriptychApp(ChatHost):
             problems = comparison.hold_back(problems)  # blind: those naming a pane, later
         for problem in problems:
             self.notify(problem, severity="warning", timeout=8, markup=False)
-        self.conversations.announce()
         self.tools.start(self)
         if self.compare:
             self.push_screen(comparison)
@@ -226,9 +224,11 @@ class TriptychApp(ChatHost):
     def _first_frame_shown(self) -> None:
         """After the first frame: the start-up heap is never garbage, so it is put out of the
         collector's sight, and the collector runs again (`triptych` turns it off while the UI
-        starts: app/cli.py)."""
+        starts: app/cli.py). Then the history opens (if nothing used it yet) and says what
+        happened to its file."""
         gc.freeze()
         gc.enable()
+        self.conversations.announce()
 
     def _initial_theme(self) -> str:
         """The remembered theme, unless the config's `ui.theme` changed since it was
@@ -491,6 +491,8 @@ def run_tui(
 ) -> int:
     """Run the chat UI (side by side when `compare` names providers) with the history file
     in the data dir."""
+    from app.store.location import history_path  # names the file; the app opens it later
+
     app = TriptychApp(
         config,
         provider=provider,

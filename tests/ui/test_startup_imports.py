@@ -3,15 +3,21 @@ screens, the HTTP client, the demo server, Markdown rendering and the headless c
 until they are first used. Checked in a fresh interpreter that starts the real app on the
 offline demo (with a history), shows its first screen, then sends one prompt: the modules named
 here must be absent before the prompt and the ones an answer needs present after it, so the
-check cannot pass by testing names that are never loaded at all."""
+check cannot pass by testing names that are never loaded at all. The history store opens
+after the first frame: its modules are checked at that frame, and loaded after the answer."""
 
 from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import subprocess
 import sys
+from contextlib import closing
 from pathlib import Path
+
+from app.store.db import Store
+from app.wire.turn import Turn
 
 # Not needed for the first screen; each is loaded when first used.
 DEFERRED = [
@@ -58,6 +64,22 @@ DEFERRED = [
     "app.headless.replay_plan",  # replay --ui
     "importlib.resources",  # `config --example`; themes are read from their folder
     "zipfile",
+    "app.store.export",  # the first export
+]
+# The history store, opened after the first frame (the app names its file only): absent at
+# that frame, there once the answer is saved.
+STORE = [
+    "sqlite3",
+    "app.store.db",
+    "app.store.schema",
+    "app.store.pane_trees",
+    "app.store.queries",
+    "app.store.votes",
+    "app.store.health",
+    "app.store.wal_check",
+    "app.store.search_index",
+    "app.store.transaction",
+    "app.store.writer",
 ]
 # An answer needs these: loaded after the prompt, so the list above names real modules.
 ANSWER_NEEDS = [
@@ -77,26 +99,26 @@ from pathlib import Path
 
 from app.demo.names import with_demo_providers
 from app.settings.config import Config
-from app.store.db import Store
 from app.ui.app import TriptychApp
-from app.wire.turn import Turn
 
-names = json.loads(sys.argv[1])
+names, store_names = json.loads(sys.argv[1])
 tmp = Path(sys.argv[2])
-history = tmp / "history.db"
-store = Store.open(history)  # a history to start with, as a user has
-for n in range(3):
-    conv = store.create_conversation(title=f"conversation {n}")
-    store.add_user_message(conv, f"question {n}")
-    turn_id = store.start_turn(conv, provider="demo", model="demo", api="chat")
-    turn = Turn()
-    turn.text_parts.append(f"**Answer {n}**: some words")
-    turn.end()
-    store.save_turn(turn_id, turn, final=True)
-store.close()
-for name in names:  # the check itself must not load them
+history = tmp / "history.db"  # made by the test: a history to start with, as a user has
+for name in names + store_names:  # the check itself must not load them
     assert name not in sys.modules, name
 seen = {}
+
+
+first_frame_shown = TriptychApp._first_frame_shown
+
+
+def at_the_first_frame(app):
+    seen["first frame"] = sorted(n for n in names + store_names if n in sys.modules)
+    first_frame_shown(app)
+
+
+TriptychApp._first_frame_shown = at_the_first_frame
+
 
 async def main():
     app = TriptychApp(
@@ -116,18 +138,34 @@ async def main():
             if turn is not None and turn.drawn:
                 break
             await pilot.pause(0.02)
-        seen["after an answer"] = sorted(n for n in names if n in sys.modules)
+        app.history.wait(5)
+        seen["after an answer"] = sorted(n for n in names + store_names if n in sys.modules)
 
 asyncio.run(main())
 print(json.dumps(seen))
 """
 
 
+def _a_history(path: Path) -> None:
+    """Three stored conversations (made here: the app's process must not load the store)."""
+    store = Store.open(path)
+    for n in range(3):
+        conv = store.create_conversation(title=f"conversation {n}")
+        store.add_user_message(conv, f"question {n}")
+        turn_id = store.start_turn(conv, provider="demo", model="demo", api="chat")
+        turn = Turn()
+        turn.text_parts.append(f"**Answer {n}**: some words")
+        turn.end()
+        store.save_turn(turn_id, turn, final=True)
+    store.close()
+
+
 def test_the_first_screen_leaves_the_rest_for_later(tmp_path: Path) -> None:
     names = sorted(set(DEFERRED + ANSWER_NEEDS))
+    _a_history(tmp_path / "history.db")
     env = {**os.environ, "TRIPTYCH_DEMO_PACE": "0", "TRIPTYCH_DATA_DIR": str(tmp_path)}
     result = subprocess.run(
-        [sys.executable, "-c", SCRIPT, json.dumps(names), str(tmp_path)],
+        [sys.executable, "-c", SCRIPT, json.dumps([names, STORE]), str(tmp_path)],
         capture_output=True,
         text=True,
         check=False,
@@ -136,5 +174,9 @@ def test_the_first_screen_leaves_the_rest_for_later(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     seen = json.loads(result.stdout.strip().splitlines()[-1])
+    assert seen["first frame"] == [], f"loaded for the first frame: {seen['first frame']}"
     assert seen["first screen"] == [], f"loaded for the first screen: {seen['first screen']}"
-    assert set(ANSWER_NEEDS) <= set(seen["after an answer"]), seen["after an answer"]
+    assert set(ANSWER_NEEDS + STORE) <= set(seen["after an answer"]), seen["after an answer"]
+    with closing(sqlite3.connect(tmp_path / "history.db")) as db:  # and the prompt was saved
+        prompts = db.execute("SELECT count(*) FROM messages WHERE role = 'user'").fetchone()
+    assert prompts == (4,)

@@ -8,9 +8,15 @@ through `History`.
 
 from __future__ import annotations
 
-from app.store import ConversationNotFound, ExportFormat, StoredConversation, StoreError
+from typing import TYPE_CHECKING
+
+from app.store.errors import ConversationNotFound, StoreError
+from app.store.records import StoredConversation
 from app.store.session import ConversationRecord, History, PaneHistory
 from app.ui.flows.host import ChatHost
+
+if TYPE_CHECKING:
+    from app.store.export import ExportFormat
 
 
 class Conversations:

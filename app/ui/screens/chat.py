@@ -26,7 +26,6 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, TextArea
 
 from app.providers.attachments import AttachmentError
-from app.store import ExportFormat
 from app.ui.clipboard import copy_text
 from app.ui.palette import Choice, ScreenCommands
 from app.ui.screens.attaching import AttachDialog, Attaching, refused_with_files
@@ -48,8 +47,9 @@ from app.wire.attachment import Attachment
 from app.wire.conversation import Conversation
 from app.wire.exchange import CapturedExchange
 
-if TYPE_CHECKING:  # composed when F2 first opens it: the first frame draws none of it (issue 12)
-    from app.ui.widgets.inspector import Inspector
+if TYPE_CHECKING:
+    from app.store.export import ExportFormat
+    from app.ui.widgets.inspector import Inspector  # composed on the first F2 (issue 12)
 
 HISTORY_KEY = "ctrl+o"
 HISTORY_HELP = f"{HISTORY_KEY}: search, reopen, rename, delete"
