@@ -18,10 +18,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from app.store.records import StoredMessage
-
 if TYPE_CHECKING:
     import sqlite3
+
+    from app.store.records import StoredMessage
 
 # `parent` of a new message when none is named: after the end of the chosen path.
 AT_END = -1

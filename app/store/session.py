@@ -27,7 +27,6 @@ from typing import TYPE_CHECKING, Literal
 
 from app.store.branches import AT_END
 from app.store.errors import SESSION_OFF, ConversationNotFound, StoreError, damaged
-from app.store.records import Kind, StoredConversation, first_line
 from app.store.session_records import (
     ConversationRecord,
     TurnRecord,
@@ -41,7 +40,7 @@ from app.wire.conversation import Conversation, Message
 if TYPE_CHECKING:
     from app.store.db import Store
     from app.store.export import ExportFormat
-    from app.store.records import ConversationSummary
+    from app.store.records import ConversationSummary, Kind, StoredConversation
     from app.store.votes import Vote
     from app.store.writer import StoreWriter
     from app.wire.exchange import CapturedExchange
@@ -335,6 +334,8 @@ class History:
     @staticmethod
     def _title(store: Store, conv_id: int) -> str:
         """The user's title, else the first line of the first prompt (as the list shows)."""
+        from app.store.records import first_line
+
         stored = store.load(conv_id)
         prompts = [m.text for m in stored.messages if m.role == "user"]
         return first_line(stored.title) or first_line(prompts[0] if prompts else "")

@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 from app.providers.timing import Timing
 from app.store.branches import AT_END
 from app.store.errors import ConversationNotFound
-from app.store.records import Kind, StoredConversation, StoredMessage, turn_columns
 from app.store.saver import SaveSchedule
 from app.wire.attachment import Attachment
 from app.wire.exchange import CapturedExchange
@@ -27,6 +26,14 @@ from app.wire.turn import Turn, TurnStatus
 
 if TYPE_CHECKING:
     from app.store.db import Store
+    from app.store.records import Kind, StoredConversation, StoredMessage
+
+
+def _columns(turn: Turn) -> dict[str, Any]:
+    """The turn's columns as the store writes them (records: loaded with the first answer)."""
+    from app.store.records import turn_columns
+
+    return turn_columns(turn)
 
 
 class Writes(Protocol):
@@ -300,7 +307,7 @@ class TurnRecord:
         if turn.error is not None:
             return
         if self._schedule.due(turn, now):
-            self._save(_Save(turn_columns(turn)))
+            self._save(_Save(_columns(turn)))
 
     def finish(self, turn: Turn, timing: Timing | None = None) -> None:
         """The final save of a settled turn, with its timings; only the first call writes.
@@ -312,7 +319,7 @@ class TurnRecord:
         if self.history.store is None:
             return
         self._final = _Save(
-            turn_columns(turn),
+            _columns(turn),
             final=True,
             ttft_ms=None if timing is None else timing.ttft_ms,
             duration_ms=None if timing is None else timing.duration_ms,
@@ -326,7 +333,7 @@ class TurnRecord:
         final = self._final
         if final is None or self.history.store is None:
             return
-        self._save(_Save(turn_columns(turn), True, final.ttft_ms, final.duration_ms))
+        self._save(_Save(_columns(turn), True, final.ttft_ms, final.duration_ms))
 
     def _save(self, save: _Save) -> None:
         with self._lock:

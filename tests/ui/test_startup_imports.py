@@ -71,6 +71,7 @@ DEFERRED = [
 STORE = [
     "sqlite3",
     "app.store.db",
+    "app.store.records",  # and its dataclasses, which the chat pane names for types only
     "app.store.schema",
     "app.store.pane_trees",
     "app.store.queries",

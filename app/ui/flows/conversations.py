@@ -11,12 +11,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from app.store.errors import ConversationNotFound, StoreError
-from app.store.records import StoredConversation
 from app.store.session import ConversationRecord, History, PaneHistory
 from app.ui.flows.host import ChatHost
 
 if TYPE_CHECKING:
     from app.store.export import ExportFormat
+    from app.store.records import StoredConversation
 
 
 class Conversations:

@@ -14,7 +14,6 @@ from functools import partial
 
 from app.display.sanitize import clean_line
 from app.settings.config import Config, ConfigError
-from app.store.records import first_line
 from app.ui.flows.host import ChatHost
 from app.ui.palette import Choice, show_choices
 from app.ui.screens.system_prompt import SystemPromptEditor
@@ -45,6 +44,8 @@ def _system_now(app: ChatHost) -> str | None:
 
 
 def pick_system_prompt(app: ChatHost) -> None:
+    from app.store.records import first_line  # the store's records: not for the first frame
+
     current = system_label(app.config, _system_now(app))
     choices = [
         Choice(

@@ -13,13 +13,12 @@ it first, and nothing typed or stored is touched.
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import ClassVar, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 from textual.binding import Binding, BindingType
 from textual.widget import Widget
 
 from app.providers.attachments import AttachmentError
-from app.store import StoredConversation, StoredMessage
 from app.ui.screens.attaching import Attaching
 from app.ui.widgets.assistant_turn import AssistantTurn
 from app.ui.widgets.branch_marker import (
@@ -33,6 +32,9 @@ from app.ui.widgets.chat_pane import ChatPane
 from app.ui.widgets.prompt import PromptInput
 from app.ui.widgets.user_message import UserMessage
 from app.wire.attachment import Attachment
+
+if TYPE_CHECKING:
+    from app.store.records import StoredConversation, StoredMessage
 
 EDIT_TITLE = "editing a prompt · Enter sends it as a new branch · Esc cancels"
 STILL_ANSWERING = "Still answering — press Esc to stop it first, then {what}."

@@ -9,12 +9,16 @@ only its end, and its prompts and answers are drawn one widget each, in order.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.widget import Widget
 from textual.widgets import Static
 
-from app.store import StoredMessage
 from app.ui.widgets.assistant_turn import AssistantTurn
 from app.ui.widgets.user_message import UserMessage
+
+if TYPE_CHECKING:
+    from app.store.records import StoredMessage
 
 SWITCH_HINT = "[ ] switch branch"
 

@@ -30,7 +30,6 @@ from app.providers.params import RequestParams
 from app.providers.params import fitted_for as fit_params
 from app.providers.timing import Timing
 from app.settings.config import ConfigError, ProviderConfig
-from app.store import StoredConversation, StoredMessage
 from app.store.branches import AT_END
 from app.store.session import PaneHistory, TurnRecord, continued_conversation
 from app.ui.render_clock import RenderClock
@@ -50,6 +49,8 @@ from app.wire.attachment import Attachment
 from app.wire.conversation import Conversation
 from app.wire.turn import Turn, TurnStatus
 
+if TYPE_CHECKING:
+    from app.store.records import StoredConversation, StoredMessage
 if TYPE_CHECKING:  # the tool loop is loaded when tools are first used
     from app.ui.widgets.tool_rounds import PaneRounds, ToolsSource
 

@@ -9,15 +9,19 @@ it when the user asks for it.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from textual.widget import Widget
 from textual.widgets import Button, Static
 
 from app.display.status_line import Segment, StatusInput, answer_label, status_segments
 from app.display.turn_watch import TurnWatch, settled_watch
-from app.store import StoredMessage
 from app.ui.widgets.assistant_turn import AssistantTurn
 from app.ui.widgets.status_bar import segments_content
 from app.ui.widgets.user_message import UserMessage
+
+if TYPE_CHECKING:
+    from app.store.records import StoredMessage
 
 
 def stored_watch(message: StoredMessage) -> TurnWatch:
