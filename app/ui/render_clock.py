@@ -21,8 +21,9 @@ the collector's sight (`gc.freeze`), and so is what survives each of the clock's
 each one walks only what was made since the last, not every answer on screen again. Three panes
 of 20,000 tokens made that walk 450 ms long by their end (bench/bench_compare.py's probe), a
 stall every five seconds, and one just as the streams ended held their final frames past a
-second (issue 14). What was frozen and died since is freed by the one full collection (unfrozen,
-then frozen again) a second after the last stream ends, once the final frames are out: Textual
+second (issue 14). What was frozen and died since is freed by one full collection (unfrozen,
+then frozen again) a second after the last stream ends, once the final frames are out (an
+answer too short for the clock's own collections needs only a young one then): Textual
 writes from a thread, which a collection would hold up. Frames make almost no cyclic garbage
 (app/ui/widgets/markdown_view.py, `fitted`), so little waits for it.
 """
@@ -44,12 +45,6 @@ PERIOD = 1 / 15  # the ceiling: 15 frames a second is as fast as anyone reads
 MAX_PERIOD = 0.2  # the floor: text keeps moving at least 5 times a second (issue 12: 4)
 BUSY = 0.2  # share of one core above which the period is stretched
 IDLE = 0.1  # ... and below which it shrinks back
-
-
-def collect_and_freeze() -> None:
-    """A full collection of what is in sight, and what survives it out of sight."""
-    gc.collect()
-    gc.freeze()
 
 
 class Drawable(Protocol):
@@ -85,6 +80,7 @@ class RenderClock:
         self._gc_paused = False
         self._gc_thresholds = gc.get_threshold()
         self._frozen = False  # what was alive at the first stream is out of the collector's sight
+        self._swept = True  # nothing frozen by the clock's own collections waits for a sweep
         self._collected_at = 0.0
         self._ticking = False
         self._again = False
@@ -148,7 +144,7 @@ class RenderClock:
         self._adapt()
         if self._gc_paused and time.monotonic() - self._collected_at >= FULL_COLLECTION_EVERY:
             self._collected_at = time.monotonic()
-            self._app.call_after_refresh(collect_and_freeze)
+            self._app.call_after_refresh(self.collect_and_freeze)
 
     async def _draw(self) -> None:
         if not self._live:
@@ -181,14 +177,26 @@ class RenderClock:
             self._resume_gc()
             self._app.set_timer(IDLE_COLLECTION_DELAY, self._collect_all)
 
+    def collect_and_freeze(self) -> None:
+        """A full collection of what is in sight, and what survives it out of sight."""
+        gc.collect()
+        gc.freeze()
+        self._swept = False
+
     def _collect_all(self) -> None:
-        """Everything in the collector's sight again for one full collection, then out of it:
-        not while a stream has started since (it would be the stall this policy avoids)."""
-        if self._live or not self._frozen:
+        """After the last stream: if the clock froze what its own collections left, everything
+        in the collector's sight again for one full collection, then out of it; else (a short
+        answer) a collection of what is in sight is enough. Not while a stream has started
+        since (it would be the stall this policy avoids)."""
+        if self._live:
+            return
+        if self._swept or not self._frozen:
+            gc.collect()
             return
         gc.unfreeze()
         gc.collect()
         gc.freeze()
+        self._swept = True
 
     def stop(self) -> None:
         """At exit: GC back on whatever happened."""

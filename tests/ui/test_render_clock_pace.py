@@ -53,13 +53,13 @@ async def test_what_survives_each_of_the_clocks_collections_is_kept_out_of_the_n
         clock.add(drawing)
         frozen = gc.get_freeze_count()
         kept = [[n] for n in range(5000)]  # made while streaming, alive for good
-        render_clock.collect_and_freeze()
+        clock.collect_and_freeze()
         assert gc.get_freeze_count() >= frozen + len(kept)
 
         clock._live.clear()  # the stream ended
         dead = [[n] for n in range(3000)]
         dead.append(dead)  # a cycle, frozen by the next collection, then dropped
-        render_clock.collect_and_freeze()
+        clock.collect_and_freeze()
         before = gc.get_freeze_count()
         del dead
         clock._idle()
@@ -69,3 +69,23 @@ async def test_what_survives_each_of_the_clocks_collections_is_kept_out_of_the_n
         assert gc.get_freeze_count() > len(kept)  # and the rest is out of sight again
         clock.stop()
         assert gc.get_freeze_count() == 0
+
+
+async def test_a_short_answer_leaves_the_start_up_heap_frozen() -> None:
+    """Nothing was frozen by the clock's own collections: no sweep of everything at the end
+    (a full walk of the whole heap, the test process's too, for an answer of a few seconds)."""
+    from app.ui import render_clock
+
+    app: App[None] = App()
+    async with app.run_test() as pilot:
+        clock = RenderClock(app)
+        dead: list[object] = [[n] for n in range(3000)]
+        dead.append(dead)  # a cycle frozen with the start-up heap, then dropped
+        clock.add(Ticking())
+        del dead
+        frozen = gc.get_freeze_count()
+        clock._live.clear()  # the stream ended before the clock's first collection
+        clock._idle()
+        await pilot.pause(render_clock.IDLE_COLLECTION_DELAY + 0.3)
+        assert gc.get_freeze_count() > frozen - 1000  # not swept: the cycle is still frozen
+        clock.stop()
