@@ -9,12 +9,16 @@ the widget builds Content from the segments without any markup parsing.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from app.display.sanitize import clean_line
 from app.display.speed import estimate_tokens, format_seconds, tokens_per_second
 from app.display.turn_watch import STREAMING, WAITING, TurnWatch
-from app.wire.events import Usage
-from app.wire.turn import Turn, TurnStatus
+from app.wire.turn_status import TurnStatus
+
+if TYPE_CHECKING:
+    from app.wire.events import Usage
+    from app.wire.turn import Turn
 
 SEPARATOR = " · "
 STILL_WORKING_AFTER = 2.0  # seconds of silence before "still working" is shown

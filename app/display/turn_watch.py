@@ -9,8 +9,12 @@ snapshot tests use a fixed clock.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from app.wire.turn import Turn, TurnStatus
+from app.wire.turn_status import TurnStatus
+
+if TYPE_CHECKING:
+    from app.wire.turn import Turn
 
 WAITING = "waiting"
 STREAMING = "streaming"

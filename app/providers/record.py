@@ -35,10 +35,12 @@ from contextlib import suppress
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from app.settings.redaction import Redactor, redact_url, scrub_json, secret_name
-from app.wire.exchange import CapturedExchange
+
+if TYPE_CHECKING:
+    from app.wire.exchange import CapturedExchange
 
 FORMAT = "triptych-recording/1"
 FRAGMENT = 8  # this many characters of a secret in a row are redacted in response bytes

@@ -12,10 +12,10 @@ from collections.abc import Hashable
 from typing import TYPE_CHECKING
 
 from app.store.liveness import STALE_AFTER
-from app.wire.turn import Turn
 
 if TYPE_CHECKING:
     from app.store.db import Store
+    from app.wire.turn import Turn
 
 HEARTBEAT = STALE_AFTER / 4
 

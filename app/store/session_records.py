@@ -21,12 +21,13 @@ from app.store.branches import AT_END
 from app.store.errors import ConversationNotFound
 from app.store.saver import SaveSchedule
 from app.wire.attachment import Attachment
-from app.wire.exchange import CapturedExchange
-from app.wire.turn import Turn, TurnStatus
+from app.wire.turn_status import TurnStatus
 
 if TYPE_CHECKING:
     from app.store.db import Store
     from app.store.records import Kind, StoredConversation, StoredMessage
+    from app.wire.exchange import CapturedExchange
+    from app.wire.turn import Turn
 
 
 def _columns(turn: Turn) -> dict[str, Any]:

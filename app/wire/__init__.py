@@ -13,7 +13,8 @@ from app.wire.api import Api
 if TYPE_CHECKING:
     from app.wire.engine import StreamEngine, decode_bytes
     from app.wire.events import Event
-    from app.wire.turn import ToolCall, Turn, TurnStatus
+    from app.wire.turn import ToolCall, Turn
+    from app.wire.turn_status import TurnStatus
 
 _LAZY = {
     "StreamEngine": "app.wire.engine",
@@ -21,7 +22,7 @@ _LAZY = {
     "Event": "app.wire.events",
     "ToolCall": "app.wire.turn",
     "Turn": "app.wire.turn",
-    "TurnStatus": "app.wire.turn",
+    "TurnStatus": "app.wire.turn_status",
 }
 
 

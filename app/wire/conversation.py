@@ -8,10 +8,12 @@ saves it. An assistant message keeps its whole `Turn`, so what a provider asks t
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from app.wire.attachment import Attachment
-from app.wire.turn import Turn
+
+if TYPE_CHECKING:
+    from app.wire.turn import Turn
 
 
 @dataclass(slots=True)

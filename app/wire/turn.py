@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import Any
 
 from app.wire.events import (
@@ -33,14 +32,7 @@ from app.wire.events import (
 )
 from app.wire.exchange import CapturedExchange
 from app.wire.tools import ToolResult
-
-
-class TurnStatus(StrEnum):
-    STREAMING = "streaming"
-    COMPLETE = "complete"
-    FAILED = "failed"
-    INTERRUPTED = "interrupted"
-    STOPPED = "stopped"
+from app.wire.turn_status import TurnStatus
 
 
 @dataclass(slots=True)

@@ -81,6 +81,10 @@ STORE = [
     "app.store.search_index",
     "app.store.transaction",
     "app.store.writer",
+    "app.wire.turn",  # the turn, its events, its capture and its tools: the store's records
+    "app.wire.events",  # hold turns (the first frame names a status, app.wire.turn_status)
+    "app.wire.exchange",
+    "app.wire.tools",
 ]
 # An answer needs these: loaded after the prompt, so the list above names real modules.
 ANSWER_NEEDS = [

@@ -7,11 +7,14 @@ import os
 import re
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from app.providers.record import exchange_lines, recording_text
 from app.settings.paths import data_dir
 from app.ui.flows.host import ChatHost
-from app.wire.exchange import CapturedExchange
+
+if TYPE_CHECKING:
+    from app.wire.exchange import CapturedExchange
 
 RECORDINGS_FOLDER = "recordings"
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -34,7 +34,10 @@ from app.settings.config import ProviderConfig
 from app.ui.widgets.at_paths import PathSuggester, existing, looks_like_a_file, mentions, resolve
 from app.ui.widgets.attachment_chips import AttachmentChips, describe
 from app.wire.attachment import Attachment
-from app.wire.turn import Turn, TurnStatus
+from app.wire.turn_status import TurnStatus
+
+if TYPE_CHECKING:
+    from app.wire.turn import Turn
 
 KINDS_TAKEN = "an image (PNG, JPEG, WebP, GIF), a PDF or a text file"
 

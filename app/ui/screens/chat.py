@@ -45,11 +45,11 @@ from app.ui.widgets.prompt import PromptInput
 from app.ui.widgets.welcome import Welcome, WelcomeFacts
 from app.wire.attachment import Attachment
 from app.wire.conversation import Conversation
-from app.wire.exchange import CapturedExchange
 
 if TYPE_CHECKING:
     from app.store.export import ExportFormat
     from app.ui.widgets.inspector import Inspector  # composed on the first F2 (issue 12)
+    from app.wire.exchange import CapturedExchange
 
 HISTORY_KEY = "ctrl+o"
 HISTORY_HELP = f"{HISTORY_KEY}: search, reopen, rename, delete"

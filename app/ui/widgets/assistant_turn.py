@@ -20,11 +20,12 @@ from app.display.sent_with import SEPARATOR, sent_summary
 from app.display.status_line import sentence
 from app.display.turn_watch import TurnWatch
 from app.ui.widgets.tool_call import ToolCallCard
-from app.wire.turn import Turn, TurnStatus
+from app.wire.turn_status import TurnStatus
 
 if TYPE_CHECKING:  # loaded with the first answer: the first frame draws none (issue 12)
     from app.ui.widgets.answer import AnswerView
     from app.ui.widgets.reasoning import ReasoningPane
+    from app.wire.turn import Turn
 
 _OUTCOME_MARK = {
     TurnStatus.STOPPED: "■ stopped",

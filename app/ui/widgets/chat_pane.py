@@ -47,10 +47,11 @@ from app.ui.widgets.transcript import Transcript
 from app.ui.widgets.user_message import UserMessage
 from app.wire.attachment import Attachment
 from app.wire.conversation import Conversation
-from app.wire.turn import Turn, TurnStatus
+from app.wire.turn_status import TurnStatus
 
 if TYPE_CHECKING:
     from app.store.records import StoredConversation, StoredMessage
+    from app.wire.turn import Turn
 if TYPE_CHECKING:  # the tool loop is loaded when tools are first used
     from app.ui.widgets.tool_rounds import PaneRounds, ToolsSource
 
@@ -193,6 +194,8 @@ class ChatPane(Vertical):
         self._reopened = False
         now = self._clock.now()
         self._timing = None  # a turn that fails before its request has no timings
+        from app.wire.turn import Turn  # with the first answer: the first frame has none
+
         turn = Turn()
         attempt = 1 if prompt is not None else self._answers_to_last_prompt() + 1
         self.current = AssistantTurn(

@@ -8,11 +8,14 @@ stream stays None, and is not asked for again).
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING, TypeAlias
 
 from app.ui.widgets.chat_pane import ChatPane
-from app.wire.exchange import CapturedExchange
 
-StreamReader = Callable[[int], CapturedExchange | None]
+if TYPE_CHECKING:
+    from app.wire.exchange import CapturedExchange
+
+StreamReader: TypeAlias = "Callable[[int], CapturedExchange | None]"
 
 
 class KeptStreams:

@@ -23,12 +23,13 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from app.display.sanitize import clean, clean_line
-from app.wire.tools import ResultOrigin, ToolResult
-from app.wire.turn import ToolCall, Turn, TurnStatus
+from app.wire.turn_status import TurnStatus
 
 if TYPE_CHECKING:  # the outcome's rows and editor are loaded when a tool is first answered
     from app.tools.approval import Choice
     from app.ui.widgets.tool_result_editor import EditorText
+    from app.wire.tools import ToolResult
+    from app.wire.turn import ToolCall, Turn
 
 INVALID_FLAG = "⚠ invalid JSON arguments (shown as sent)"
 PREVIEW_LINES = 8  # a longer result shows its start only, with its size
@@ -72,6 +73,8 @@ def size_text(count: int) -> str:
 
 def result_head(result: ToolResult) -> tuple[str, bool]:
     """`↳ result · mcp · JSON · 29 B` (or `✖ error result`), and whether the body is cut."""
+    from app.wire.tools import ResultOrigin  # loaded with the first result, not at start-up
+
     size = result.size or len(result.content.encode("utf-8", "replace"))
     lines = result.content.count("\n") + 1
     long = lines > PREVIEW_LINES or len(result.content) > PREVIEW_CHARS
