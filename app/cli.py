@@ -266,9 +266,26 @@ def _tagged(is_error: bool) -> Callable[[str], tuple[str, bool]]:
     return lambda value: (value, is_error)
 
 
+def no_arguments() -> argparse.Namespace:
+    """What `build_parser().parse_args([])` gives, without building the parser: plain
+    `triptych` starts the UI, and the parser's dozen subcommands cost its first frame ~3 ms
+    (issue 12). tests/unit/test_cli_no_arguments.py keeps the two equal."""
+    return argparse.Namespace(
+        config=None,
+        provider=None,
+        model=None,
+        continue_last=False,
+        compare=None,
+        blind=False,
+        system_preset=None,
+        command=None,
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
+    given = sys.argv[1:] if argv is None else argv
     try:
-        args = build_parser().parse_args(argv)
+        args = build_parser().parse_args(given) if given else no_arguments()
     except SystemExit as exc:  # --help, --version, or a usage error argparse already printed
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     try:

@@ -10,7 +10,8 @@ anything". What is measured is what a user waits for: interpreter start, imports
 setup, Textual's first layout and paint, and the terminal receiving it. Rows:
 
 - `bare`: a Textual app of three widgets (Header, Input with that placeholder, Footer), the
-  least a Textual app with a prompt costs: the reference.
+  least a Textual app with a prompt costs: the reference (bench/first_frame_bare.py, a file of
+  its own so that it loads nothing of this script's).
 - `triptych`: `python -m app` from this checkout on the offline demo (no config file), with an
   empty data dir.
 - `triptych, N conversations`: the same with a history of N conversations (a prompt and a
@@ -38,20 +39,6 @@ from pathlib import Path
 TREE = Path(__file__).resolve().parents[1]
 KNOWN = "Ask anything"
 POLL = 0.005
-
-
-def bare_app() -> None:
-    """The reference: Header, Input, Footer, nothing else."""
-    from textual.app import App, ComposeResult
-    from textual.widgets import Footer, Header, Input
-
-    class Bare(App[None]):
-        def compose(self) -> ComposeResult:
-            yield Header()
-            yield Input(placeholder=KNOWN)
-            yield Footer()
-
-    Bare().run()
 
 
 def build_history(data_dir: Path, count: int, tree: Path) -> None:
@@ -143,7 +130,7 @@ def command_for(home: Path, tree: Path | None, data: Path) -> str:
         "TRIPTYCH_DATA_DIR": str(data),
     }
     if tree is None:
-        argv = [sys.executable, str(Path(__file__).resolve()), "--bare"]
+        argv = [sys.executable, str(Path(__file__).resolve().with_name("first_frame_bare.py"))]
     else:
         env["PYTHONPATH"] = str(tree)
         argv = [sys.executable, "-m", "app"]
@@ -157,11 +144,7 @@ def main() -> None:
     parser.add_argument("--conversations", type=int, default=2000)
     parser.add_argument("--size", default="160x48")
     parser.add_argument("--tree", action="append", default=[], metavar="NAME=PATH")
-    parser.add_argument("--bare", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.bare:
-        bare_app()
-        return
     if not shutil.which("tmux"):
         sys.exit("tmux is needed")
     width, _, height = args.size.partition("x")

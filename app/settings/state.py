@@ -18,8 +18,6 @@ import tomllib
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-import tomli_w
-
 from app.display.sanitize import clean_line
 
 HEADER = "# Written by triptych to remember your last choices. Settings go in config.toml.\n"
@@ -75,6 +73,8 @@ def save_state(path: Path, state: State) -> None:
         for name, value in asdict(state).items()
         if value is not None and _valid(name, value)
     }
+    import tomli_w  # only when something changed: most starts write nothing
+
     text = HEADER + tomli_w.dumps(values)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:

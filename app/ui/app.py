@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import os
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -30,12 +31,11 @@ from app.store.session import History, PaneHistory
 from app.ui import textual_layout
 from app.ui.clipboard import copy_text
 from app.ui.crash_report import crash_report
-from app.ui.flows import choosing, inspecting, shaping
+from app.ui.flows import choosing, shaping
 from app.ui.flows.connect import ClientMaker, StartChoice, start_choice
 from app.ui.flows.conversations import Conversations
 from app.ui.flows.host import ChatHost
 from app.ui.flows.tooling import ToolSession, pick_tools
-from app.ui.lag_probe import LagProbe
 from app.ui.render_clock import RenderClock
 from app.ui.screens.chat import ChatScreen
 from app.ui.screens.system_prompt import SystemPromptRequested
@@ -48,6 +48,8 @@ from app.ui.widgets.welcome import WelcomeFacts
 if TYPE_CHECKING:  # loaded when first used: the first frame needs neither (issue 12)
     from app.headless.batch import BatchJob
     from app.headless.replay_plan import ReplayPlan
+    from app.ui.flows import inspecting
+    from app.ui.lag_probe import LagProbe
     from app.ui.screens.batch import BatchScreen
     from app.ui.screens.batch_answers import BatchAnswers
     from app.ui.screens.compare import CompareScreen
@@ -140,7 +142,11 @@ class TriptychApp(ChatHost):
         # Before the stylesheet is first parsed: set in on_mount, the theme made Textual parse
         # all the CSS again before the first frame (issue 12).
         self.theme = self._initial_theme()
-        self._probe = LagProbe.from_env()
+        self._probe: LagProbe | None = None
+        if os.environ.get("TRIPTYCH_LAG_LOG"):  # the benches' probe only (app/ui/lag_probe.py)
+            from app.ui.lag_probe import LagProbe
+
+            self._probe = LagProbe.from_env()
         if self._probe is not None:
             self._probe.progress = self._parts_received
             self._probe.ticks = lambda: self.render_clock.ticks
@@ -322,6 +328,8 @@ class TriptychApp(ChatHost):
             self.session_recording.stop(self)
             self.session_recording = None
         else:
+            from app.ui.flows import inspecting  # with the first recording
+
             self.session_recording = inspecting.SessionRecording.start(
                 self, self.pane.provider.name
             )
@@ -353,6 +361,8 @@ class TriptychApp(ChatHost):
     def on_chat_screen_save_recording_requested(
         self, message: ChatScreen.SaveRecordingRequested
     ) -> None:
+        from app.ui.flows import inspecting  # with the first recording
+
         inspecting.save_recording(self, message.exchange, message.provider)
 
     def on_chat_screen_choose_tools_requested(

@@ -8,7 +8,6 @@ store keeps each content once, by its SHA-256).
 from __future__ import annotations
 
 import base64
-import hashlib
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -26,6 +25,8 @@ class Attachment:
 
     def __post_init__(self) -> None:
         if not self.sha256:
+            import hashlib  # OpenSSL: loaded with the first attachment, not at start-up
+
             object.__setattr__(self, "sha256", hashlib.sha256(self.data).hexdigest())
 
     @property
