@@ -12,6 +12,6 @@ pyproject.toml checks it, counting imports inside functions and under TYPE_CHECK
 - helpers for every floor, at the bottom and kept here beside the floors (not in a package of
   their own: other work moves in them, and their paths are what tests and benches import):
   `model_choice` (pieces of the model and provider pickers) above `palette` (the palette's
-  plumbing), `clipboard`, `render_clock`, `themes`, `lag_probe`, `textual_layout` and
-  `crash_report`, which import no other module of app/ui.
+  plumbing), `clipboard`, `render_clock`, `themes`, `lag_probe`, `textual_layout`,
+  `textual_strips` and `crash_report`, which import no other module of app/ui.
 """
