@@ -75,6 +75,39 @@ async def test_a_long_answer_sleeps_far_segments_and_wakes_them_on_scroll(
         await wait_until(pilot, lambda: isinstance(answer.segments[-1], SegmentPlaceholder))
 
 
+async def test_a_segment_put_to_sleep_lets_go_of_what_it_drew(
+    fake_provider: FakeProvider, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Removed, a sleeping segment is garbage; but one the render clock froze is freed only
+    after the stream (app/ui/render_clock.py), so what it drew must not wait with it."""
+    made: list[StreamedMarkdown] = []
+    init = StreamedMarkdown.__init__
+
+    def kept(self: StreamedMarkdown, *args: Any, **kwargs: Any) -> None:
+        init(self, *args, **kwargs)
+        made.append(self)
+
+    monkeypatch.setattr(StreamedMarkdown, "__init__", kept)
+    text = long_markdown(20)
+    pieces = tuple(re.findall(r"\s*\S+|\s+", text))
+    fake_provider.push(fake.stream(Api.CHAT, Answer(text=pieces)))
+    app = make_app(fake_config(fake_provider), tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await send(pilot, "long please")
+        await wait_drawn(pilot, timeout=20)
+        await pilot.pause(0.3)
+        asleep = [m for m in made if not m.is_attached]
+        awake = [m for m in made if m.is_attached]
+        assert asleep
+        assert awake
+        assert all(m._lines for m in awake)  # the awake ones keep theirs: the check can fail
+        for segment in asleep:
+            assert not segment._lines
+            assert not segment._painted
+            assert not segment._code
+            assert not segment._styles_cache._cache
+
+
 async def test_resizing_remeasures_sleeping_segments_at_the_new_width(
     fake_provider: FakeProvider, tmp_path: Path
 ) -> None:

@@ -399,6 +399,7 @@ class AnswerView(Vertical):
                 await after.remove()
             before.set_heights(before.heights)
             await widget.remove()
+            widget.release()
             return
         if isinstance(after, SegmentPlaceholder) and after.is_attached:
             after.first = index
@@ -406,6 +407,7 @@ class AnswerView(Vertical):
             after.set_heights(after.heights)
             self.segments[index] = after
             await widget.remove()
+            widget.release()
             return
         placeholder = SegmentPlaceholder(index, [height], self.content_size.width)
         await self._swap(index, widget, placeholder)
@@ -456,6 +458,8 @@ class AnswerView(Vertical):
         self.segments[index] = new
         await self.mount(new, after=old)
         await old.remove()
+        if isinstance(old, StreamedMarkdown):
+            old.release()
 
 
 __all__ = ["AnswerView", "SegmentPlaceholder"]

@@ -293,6 +293,19 @@ class StreamedMarkdown(Widget):
         # While streaming: the settled blocks' source, width and look, and their lines.
         self._settled: tuple[str, int, MarkdownLook, Painted] | None = None
 
+    def release(self) -> None:
+        """Let go of what this segment drew, once it is off the screen for good (put to sleep:
+        app/ui/widgets/answer.py). Removed, it is garbage; but a widget the render clock froze
+        is freed only by the sweep after the last stream (app/ui/render_clock.py), and its
+        lines, their strips and Textual's cache of them would wait with it: in a 20,000-token
+        answer, segments put to sleep were most of what its memory grew by (issue 12)."""
+        self._lines = []
+        self._code.clear()
+        self._painted.clear()
+        self._settled = None
+        self._lines_width = -1
+        self._styles_cache.clear()
+
     def append(self, text: str) -> None:
         """Add streamed text. Rendered at once when the widget has been laid out: if its
         height is unchanged (the text went on in the last line), only the widget is repainted,
