@@ -86,6 +86,9 @@ class CapturedExchange:
     cut_frames: int = 0
     retried: CapturedExchange | None = None
 
+    def __post_init__(self) -> None:
+        self.frames.bind(self.reads)
+
     @property
     def cut(self) -> bool:
         return self.kept_bytes < self.total_bytes
@@ -145,6 +148,18 @@ class WireReads(Sequence[WireRead]):
     def joined(self) -> bytes:
         return bytes(self._buffer)
 
+    def end_of(self, index: int) -> int:
+        """Where read `index` ends in the joined bytes."""
+        return self._ends[index]
+
+    def find(self, data: bytes, start: int, end: int) -> int:
+        """Where `data` first lies wholly within [start, end) of the joined bytes, or -1."""
+        return self._buffer.find(data, start, end)
+
+    def text_at(self, start: int, length: int) -> str:
+        """`length` bytes of the joined reads from `start`, as UTF-8 text."""
+        return self._buffer[start : start + length].decode("utf-8")
+
 
 # How a frame's events are kept: none, the one text or reasoning delta most frames carry (its
 # string only), or anything else as the tuple itself.
@@ -155,19 +170,51 @@ class WireFrames(Sequence[WireFrame]):
     """Every SSE item of one answer, kept as columns (see `WireReads`): a 20,000-token answer
     held 80,000 objects as frames, their tuples and their text deltas; now a few lists of
     strings, which the collector does not track, and arrays. A `WireFrame` is made (with
-    events equal to the decoded ones) when one is asked for."""
+    events equal to the decoded ones) when one is asked for.
 
-    __slots__ = ("_at", "_data", "_events", "_kinds", "_names", "_other", "_reads", "_sizes")
+    A frame's data is most often the very bytes of one `data:` line of the reads: then only
+    where they are is kept, and the text is decoded from the reads again when asked for (the
+    frames' copy of the body was half of what the capture held; issue 12). Any other data (a
+    multi-line `data:`, text that was not UTF-8, a redacted secret) is kept as it was given."""
+
+    __slots__ = (
+        "_at",
+        "_cursor",
+        "_data",
+        "_data_at",
+        "_data_len",
+        "_events",
+        "_kinds",
+        "_names",
+        "_other",
+        "_reads",
+        "_sizes",
+        "_source",
+    )
 
     def __init__(self) -> None:
         self._at = array("d")
         self._names: list[str | None] = []
-        self._data: list[str] = []
+        self._data: dict[int, str] = {}  # data not found in the reads, by frame
+        self._data_at = array("q")  # where a frame's data starts in the reads' buffer, or -1
+        self._data_len = array("q")
         self._sizes = array("q")
         self._reads = array("q")
         self._kinds = array("b")
         self._events: list[str] = []  # the text of a frame's one delta, else ""
         self._other: dict[int, tuple[Event, ...]] = {}
+        self._source: WireReads | None = None  # the reads the frames were cut from
+        self._cursor = 0  # no later frame's data starts before this byte of the reads
+
+    def bind(self, reads: WireReads) -> None:
+        """The reads these frames come from: data found in them is kept as a place only
+        (frames moved to other reads take their data as text first)."""
+        if self._source is not None and self._source is not reads:
+            for index, at in enumerate(self._data_at):
+                if at >= 0:
+                    self._data[index] = self.data_of(index)
+                    self._data_at[index] = -1
+        self._source = reads
 
     def append(self, frame: WireFrame) -> None:
         self.add(frame.at_ms, frame.event, frame.data, frame.size, frame.read, frame.events)
@@ -183,7 +230,7 @@ class WireFrames(Sequence[WireFrame]):
     ) -> None:
         self._at.append(at_ms)
         self._names.append(event)
-        self._data.append(data)
+        self._keep_data(data, read)
         self._sizes.append(size)
         self._reads.append(read)
         text = ""
@@ -198,6 +245,36 @@ class WireFrames(Sequence[WireFrame]):
             self._other[len(self._kinds)] = tuple(events)
         self._kinds.append(kind)
         self._events.append(text)
+
+    def _keep_data(self, data: str, read: int) -> None:
+        """Find `data` in the reads, after the previous frame's: it was completed by read
+        `read`, so it ends by that read's end, and no later frame's starts before that read.
+        Whatever is found there is the same bytes, so decoding them gives `data` back."""
+        found = -1
+        source = self._source
+        if source is not None and 0 <= read < len(source):
+            end = source.end_of(read)
+            try:
+                encoded = data.encode("utf-8")
+            except UnicodeEncodeError:  # a lone surrogate: not bytes the reads could hold
+                encoded = None
+            if encoded is not None:
+                found = source.find(encoded, self._cursor, end)
+            if found >= 0:
+                self._cursor = found + len(encoded or b"")
+            else:
+                self._cursor = max(self._cursor, source.end_of(read - 1) if read else 0)
+        if found < 0:
+            self._data[len(self._data_at)] = data
+        self._data_at.append(found)
+        self._data_len.append(len(data) if found < 0 else len(encoded or b""))
+
+    def data_of(self, index: int) -> str:
+        """Frame `index`'s data, as it was given."""
+        at = self._data_at[index]
+        if at < 0 or self._source is None:
+            return self._data[index]
+        return self._source.text_at(at, self._data_len[index])
 
     def __len__(self) -> int:
         return len(self._kinds)
@@ -226,7 +303,7 @@ class WireFrames(Sequence[WireFrame]):
         return WireFrame(
             self._at[index],
             self._names[index],
-            self._data[index],
+            self.data_of(index),
             self._sizes[index],
             self._reads[index],
             events,
