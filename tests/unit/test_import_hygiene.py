@@ -55,9 +55,6 @@ def test_the_pure_core_imports_neither_textual_nor_rich() -> None:
     assert "app.settings.config" in modules
     script = (
         "import importlib, json, sys\n"
-        # httpx imports its own command line (click, rich, pygments) whenever click is installed,
-        # as it is with the dev tools: keep that out so what is left is the app's own doing.
-        "sys.modules['httpx._main'] = None\n"
         f"for name in {modules!r}:\n"
         "    importlib.import_module(name)\n"
         f"print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in {UI!r})))\n"
@@ -67,3 +64,20 @@ def test_the_pure_core_imports_neither_textual_nor_rich() -> None:
     )
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout) == [], f"imported by the core: {result.stdout}"
+
+
+def test_httpx_leaves_its_command_line_out() -> None:
+    """httpx imports its CLI (click, rich, pygments) whenever click is installed, as it is with
+    the dev tools (import-linter) and the mcp extra; the app keeps it out (app/__init__.py)."""
+    assert importlib.util.find_spec("click") is not None  # else this would prove nothing
+    script = (
+        "import json, sys\n"
+        "import app.providers.client\n"
+        "names = {m.split('.')[0] for m in sys.modules}\n"
+        "print(json.dumps(sorted(names & {'click', 'rich'})))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == [], f"loaded with the client: {result.stdout}"
