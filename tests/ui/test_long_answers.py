@@ -16,6 +16,7 @@ from app.display import segments as segments_module
 from app.display.markdown_height import NO_JOINS, Joins
 from app.display.markdown_render import MarkdownPainter
 from app.display.segments import CONSTRUCT_SEGMENT_LINES
+from app.ui.app import TriptychApp
 from app.ui.widgets.answer import FRAME_CHARS, AnswerView, SegmentPlaceholder
 from app.ui.widgets.markdown_view import StreamedMarkdown
 from app.wire.engine import Api
@@ -43,13 +44,18 @@ def long_markdown(sections: int) -> str:
     return "".join(parts) + "The end.\n"
 
 
-async def test_a_long_answer_sleeps_far_segments_and_wakes_them_on_scroll(
-    fake_provider: FakeProvider, tmp_path: Path
-) -> None:
+def long_answer_app(fake_provider: FakeProvider, tmp_path: Path) -> tuple[TriptychApp, str]:
+    """An app whose first answer is `long_markdown(20)`, streamed a word at a time."""
     text = long_markdown(20)
     pieces = tuple(re.findall(r"\s*\S+|\s+", text))
     fake_provider.push(fake.stream(Api.CHAT, Answer(text=pieces)))
-    app = make_app(fake_config(fake_provider), tmp_path)
+    return make_app(fake_config(fake_provider), tmp_path), text
+
+
+async def test_a_long_answer_sleeps_far_segments_and_wakes_them_on_scroll(
+    fake_provider: FakeProvider, tmp_path: Path
+) -> None:
+    app, text = long_answer_app(fake_provider, tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await send(pilot, "long please")
         await wait_drawn(pilot, timeout=20)
@@ -88,13 +94,13 @@ async def test_a_segment_put_to_sleep_lets_go_of_what_it_drew(
         made.append(self)
 
     monkeypatch.setattr(StreamedMarkdown, "__init__", kept)
-    text = long_markdown(20)
-    pieces = tuple(re.findall(r"\s*\S+|\s+", text))
-    fake_provider.push(fake.stream(Api.CHAT, Answer(text=pieces)))
-    app = make_app(fake_config(fake_provider), tmp_path)
+    app, text = long_answer_app(fake_provider, tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         await send(pilot, "long please")
         await wait_drawn(pilot, timeout=20)
+        view = app.pane.current
+        assert view is not None
+        assert view.answer.source == text  # all of it arrived
         await pilot.pause(0.3)
         asleep = [m for m in made if not m.is_attached]
         awake = [m for m in made if m.is_attached]
