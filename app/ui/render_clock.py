@@ -26,6 +26,13 @@ then frozen again) a second after the last stream ends, once the final frames ar
 answer too short for the clock's own collections needs only a young one then): Textual
 writes from a thread, which a collection would hold up. Frames make almost no cyclic garbage
 (app/ui/widgets/markdown_view.py, `fitted`), so little waits for it.
+
+Each of the clock's collections also empties the memo caches that Textual and Rich key on a
+region or a line's text (`Region.intersection`, `union`, `grow`, … and Rich's `cached_cell_len`).
+A growing answer scrolls every region to new coordinates and every line is new text, so those
+entries are almost never asked for again, yet they fill to their bounds (4,096 each): 24,000
+entries, about 7 MB, 100 s into the 20,000-token answer, against the 80 MB target (issue 12).
+What a frame needs again is back in them by the next frame.
 """
 
 from __future__ import annotations
@@ -35,7 +42,9 @@ import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from rich.cells import cached_cell_len
 from textual.app import App
+from textual.geometry import Region
 from textual.timer import Timer
 
 NO_FULL_COLLECTIONS = 1_000_000_000  # gen-2 threshold while streaming
@@ -45,6 +54,28 @@ PERIOD = 1 / 15  # the ceiling: 15 frames a second is as fast as anyone reads
 MAX_PERIOD = 0.2  # the floor: text keeps moving at least 5 times a second (issue 12: 4)
 BUSY = 0.2  # share of one core above which the period is stretched
 IDLE = 0.1  # ... and below which it shrinks back
+
+
+# Memo caches keyed on a region or a line of text, which a stream fills with one-off entries.
+POSITION_CACHES: tuple[Callable[..., Any], ...] = (
+    Region.intersection,
+    Region.union,
+    Region.grow,
+    Region.shrink,
+    Region.translate,
+    Region.overlaps,
+    Region.contains_region,
+    Region.__contains__,
+    Region.split,
+    Region.split_vertical,
+    Region.split_horizontal,
+    cached_cell_len,
+)
+
+
+def trim_position_caches() -> None:
+    for cache in POSITION_CACHES:
+        cache.cache_clear()  # type: ignore[attr-defined]
 
 
 class Drawable(Protocol):
@@ -178,7 +209,9 @@ class RenderClock:
             self._app.set_timer(IDLE_COLLECTION_DELAY, self._collect_all)
 
     def collect_and_freeze(self) -> None:
-        """A full collection of what is in sight, and what survives it out of sight."""
+        """A full collection of what is in sight, and what survives it out of sight; the
+        position caches emptied first."""
+        trim_position_caches()
         gc.collect()
         gc.freeze()
         self._swept = False
@@ -215,4 +248,12 @@ class RenderClock:
         gc.set_threshold(*self._gc_thresholds)
 
 
-__all__ = ["MAX_PERIOD", "PERIOD", "Drawable", "RenderClock", "next_period"]
+__all__ = [
+    "MAX_PERIOD",
+    "PERIOD",
+    "POSITION_CACHES",
+    "Drawable",
+    "RenderClock",
+    "next_period",
+    "trim_position_caches",
+]
