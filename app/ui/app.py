@@ -141,7 +141,8 @@ class TriptychApp(ChatHost):
         for theme in loaded.themes:
             self.register_theme(theme)
         # Before the stylesheet is first parsed: set in on_mount, the theme made Textual parse
-        # all the CSS again before the first frame (issue 12).
+        # all the CSS again before the first frame (issue 12). See refresh_css.
+        self._styled = False
         self.theme = self._initial_theme()
         self._probe: LagProbe | None = None
         if os.environ.get("TRIPTYCH_LAG_LOG"):  # the benches' probe only (app/ui/lag_probe.py)
@@ -151,6 +152,16 @@ class TriptychApp(ChatHost):
         if self._probe is not None:
             self._probe.progress = self._parts_received
             self._probe.ticks = lambda: self.render_clock.ticks
+
+    def refresh_css(self, animate: bool = True) -> None:
+        """Before the app mounts, nothing is styled yet and the stylesheet's first parse is still
+        to come: a theme set then needs only its variables in the stylesheet. Textual's refresh
+        (which setting the theme queues) would re-parse every source read so far for nothing,
+        ~5-10 ms of the first frame (issue 12)."""
+        if not self._styled:
+            self.stylesheet.set_variables(self.get_css_variables())
+            return
+        super().refresh_css(animate)
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         """Textual's palette commands less the ones ours duplicate (quit, screenshot stay)."""
@@ -193,6 +204,7 @@ class TriptychApp(ChatHost):
         return WelcomeFacts(provider.name, self.pane.model, is_demo(provider.name), create)
 
     def on_mount(self) -> None:
+        self._styled = True  # Textual has applied the stylesheet: a change of theme re-styles
         self.theme_changed_signal.subscribe(self, self._theme_changed)
         # The theme was set in __init__, before anyone listened: remember it (and the config's
         # theme) once on_mount is done, as its change would have.
