@@ -38,7 +38,6 @@ from app.ui.flows.host import ChatHost
 from app.ui.flows.tooling import ToolSession, pick_tools
 from app.ui.render_clock import RenderClock
 from app.ui.screens.chat import ChatScreen
-from app.ui.screens.system_prompt import SystemPromptRequested
 from app.ui.themes import DEFAULT_THEME, load_themes
 from app.ui.widgets.assistant_turn import AssistantTurn
 from app.ui.widgets.chat_pane import ChatPane, Connect
@@ -54,6 +53,7 @@ if TYPE_CHECKING:  # loaded when first used: the first frame needs neither (issu
     from app.ui.screens.batch_answers import BatchAnswers
     from app.ui.screens.compare import CompareScreen
     from app.ui.screens.history import HistoryScreen
+    from app.ui.screens.system_prompt import SystemPromptRequested
 
 AGAIN_WINDOW = 2.0  # seconds: a second Ctrl+C within this quits even while a stream runs
 

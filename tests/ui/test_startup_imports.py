@@ -59,6 +59,8 @@ DEFERRED = [
     "app.display.joins",
     "textual.widgets._collapsible",
     "app.ui.screens.keys",  # F1
+    "app.ui.screens.parameters",  # F3 and the palette
+    "app.ui.screens.system_prompt",
     "app.display.code_blocks",  # the palette's "copy code block N"
     "app.display.fences",
     "app.headless.replay_plan",  # replay --ui

@@ -16,7 +16,6 @@ from app.display.sanitize import clean_line
 from app.settings.config import Config, ConfigError
 from app.ui.flows.host import ChatHost
 from app.ui.palette import Choice, show_choices
-from app.ui.screens.system_prompt import SystemPromptEditor
 
 NONE = "No system prompt"
 EDIT = "Edit for this conversation…"
@@ -71,6 +70,8 @@ def _unknown_preset(app: ChatHost, text: str) -> Choice | None:
 
 
 def edit_system_prompt(app: ChatHost) -> None:
+    from app.ui.screens.system_prompt import SystemPromptEditor  # when first edited (issue 12)
+
     system = _system_now(app)
     label = system_label(app.config, system)
 

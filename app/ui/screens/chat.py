@@ -36,8 +36,6 @@ from app.ui.screens.branching import (
     BranchKeys,
     ChatBranches,
 )
-from app.ui.screens.parameters import edit_parameters, params_summary
-from app.ui.screens.system_prompt import SystemPromptRequested
 from app.ui.widgets.attachment_chips import AttachmentChips
 from app.ui.widgets.chat_pane import ChatPane
 from app.ui.widgets.pane_streams import KeptStreams, StreamReader
@@ -64,6 +62,10 @@ class ChatCommands(ScreenCommands):
     the palette, whichever screen it was opened over."""
 
     def commands(self) -> Sequence[Choice]:
+        # The dialogs these open load with the palette, not with the first frame (issue 12).
+        from app.ui.screens.parameters import params_summary
+        from app.ui.screens.system_prompt import SystemPromptRequested
+
         chat = self._chat_screen()
         if chat is None:
             return ()
@@ -311,6 +313,8 @@ class ChatScreen(BranchKeys, Screen[None]):
         self.post_message(self.ToggleReasoningRequested())
 
     def action_parameters(self) -> None:
+        from app.ui.screens.parameters import edit_parameters  # on the first F3 (issue 12)
+
         edit_parameters(self.app, self.pane)
 
     def action_attach(self) -> None:
