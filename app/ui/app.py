@@ -207,8 +207,10 @@ class TriptychApp(ChatHost):
         self._styled = True  # Textual has applied the stylesheet: a change of theme re-styles
         self.theme_changed_signal.subscribe(self, self._theme_changed)
         # The theme was set in __init__, before anyone listened: remember it (and the config's
-        # theme) once on_mount is done, as its change would have.
-        self.call_next(self._theme_changed, self.current_theme)
+        # theme) as its change would have, after the first frame: a first start writes the state
+        # file then, with an fsync (issue 12). The theme as it is by then: the user may have
+        # changed it already.
+        self.call_after_refresh(self.remember)
         self._show_title()
         self._announce_start(self.start, quiet=bool(self.compare and self.blind))
         problems = [*self.config.warnings, *self.theme_problems]
