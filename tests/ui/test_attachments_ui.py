@@ -388,7 +388,7 @@ async def test_a_provider_that_refuses_images_says_so_in_the_pane(
             {"type": "text", "text": NOTES_PART},
         ]
         assert refusal not in screen_text(app)  # the refused exchange was replaced
-        assert chips(app) == []
+        assert chips(app) == ["notes.txt"]  # the chips there were before the edit, back
 
 
 SNAP_ANSWER = (

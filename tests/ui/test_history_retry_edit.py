@@ -131,6 +131,38 @@ async def test_edit_the_last_prompt_and_resend_replaces_the_last_exchange(
     assert len(saved) == 4
 
 
+async def test_editing_the_last_prompt_keeps_a_draft_for_after(
+    fake_provider: FakeProvider, tmp_path: Path
+) -> None:
+    """ctrl+l over a half-written prompt: the draft is not lost; it comes back when the edit is
+    cancelled, and again once the edited prompt is sent (as a branch's edit does)."""
+    fake_provider.push(*(fake.stream(Api.CHAT, PLAIN) for _ in range(2)))
+    app = make_app(fake_config(fake_provider), tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "teh typo")
+        await wait_drawn(pilot)
+        prompt = app.screen.query_one("#prompt", PromptInput)
+        prompt.load_text("a half-written thought")
+        await pilot.press("ctrl+l")
+        await pilot.pause()
+        assert prompt.text == "teh typo"
+        await pilot.press("escape")
+        await pilot.pause()
+        assert prompt.text == "a half-written thought"
+
+        await pilot.press("ctrl+l")
+        await pilot.pause()
+        await pilot.press("ctrl+l")  # again: the draft is still the one from before
+        await pilot.pause()
+        prompt.load_text("the fix")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: len(fake_provider.requests) == 2, what="the resend")
+        await wait_drawn(pilot)
+        assert user_texts(fake_provider.requests[-1].json) == ["the fix"]
+        assert prompt.text == "a half-written thought"
+        assert "Esc cancels" not in screen_text(app)
+
+
 async def test_export_from_the_palette_writes_files_without_the_key(
     fake_provider: FakeProvider, tmp_path: Path
 ) -> None:

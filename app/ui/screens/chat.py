@@ -248,6 +248,7 @@ class ChatScreen(BranchKeys, Screen[None]):
         # While set, the prompt holds the last prompt of this conversation; sending it replaces
         # the last exchange (only if the pane still shows that conversation).
         self.editing: Conversation | None = None
+        self._draft = ""  # what the input held when the edit of the last prompt began
         self.branches = ChatBranches(pane, self.prompt, self.attaching)  # select, edit, …
 
     def compose(self) -> ComposeResult:
@@ -405,10 +406,13 @@ class ChatScreen(BranchKeys, Screen[None]):
 
     async def action_edit_last_prompt(self) -> None:
         """Put the last prompt back in the input (its files in the chips); sending it
-        replaces the last exchange."""
+        replaces the last exchange. A draft in the input is kept (with its chips) and comes
+        back when the edit is sent or cancelled, as for a branch's edit."""
         last = self.pane.last_prompt()
         if last is None or self.pane.streaming:
             return
+        if self.editing is None:  # ctrl+l again while editing: the draft is still the first
+            self._draft = self.prompt.text
         self.editing = self.pane.conversation
         await self.attaching.edit(last, self.pane.last_attachments())
         self.prompt.load_text(last)
@@ -419,7 +423,13 @@ class ChatScreen(BranchKeys, Screen[None]):
 
     async def action_cancel_edit(self) -> None:
         self._end_edit()
-        self.prompt.clear()
+        await self._draft_back()
+
+    async def _draft_back(self) -> None:
+        """The input and the chips as they were before the edit of the last prompt."""
+        draft, self._draft = self._draft, ""
+        self.prompt.load_text(draft)
+        self.prompt.move_cursor(self.prompt.document.end)
         await self.attaching.cancel()
 
     def _end_edit(self) -> None:
@@ -452,13 +462,15 @@ class ChatScreen(BranchKeys, Screen[None]):
             if editing is self.pane.conversation and await self.pane.replace_last_exchange(
                 message.text, attachments
             ):
-                await self.attaching.sent()
+                await self._draft_back()
                 self.refresh_bindings()
                 return
         if not await self.pane.send(message.text, attachments):
             self.prompt.load_text(message.text)
             busy = "A tool call waits" if self.pane.running_tools else "Still answering"
             self.notify(f"{busy} — press Esc to stop it first.", severity="warning")
+        elif editing is not None:  # the edit went as a new prompt (another chat is shown)
+            await self._draft_back()
         else:
             await self.attaching.sent()
         self.refresh_bindings()
