@@ -245,11 +245,22 @@ class TriptychApp(ChatHost):
     def _first_frame_shown(self) -> None:
         """After the first frame: the start-up heap is never garbage, so it is put out of the
         collector's sight, and the collector runs again (`triptych` turns it off while the UI
-        starts: app/cli.py). Then the history opens (if nothing used it yet) and says what
-        happened to its file."""
+        starts: app/cli.py). Then the history opens (if nothing used it yet), on a thread, and
+        says what happened to its file."""
         gc.freeze()
         gc.enable()
-        self.conversations.announce()
+        if self.history.waiting:
+            self.run_worker(self._open_history, thread=True, group="history", exit_on_error=False)
+        else:
+            self.conversations.announce()
+
+    def _open_history(self) -> None:
+        """On a thread: opening may wait up to the store's busy timeout (10 s) for another
+        program that holds the file, and the screen must not freeze meanwhile. A prompt sent
+        in that time waits for the file (history's own lock), as it would have anyway."""
+        self.history.open_now()
+        with contextlib.suppress(RuntimeError):  # the app closed meanwhile
+            self.call_from_thread(self.conversations.announce)
 
     def _initial_theme(self) -> str:
         """The remembered theme, unless the config's `ui.theme` changed since it was
