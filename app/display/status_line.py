@@ -37,6 +37,9 @@ class StatusInput:
     turn: Turn | None
     watch: TurnWatch | None
     now: float
+    # TTFT as the client measured it (from the request to the first token's arrival), once
+    # known: the watch sees the first token only at the next frame, up to 200 ms later.
+    ttft: float | None = None
 
 
 def _usage_text(turn: Turn, chars: int) -> str:
@@ -109,7 +112,7 @@ def status_segments(info: StatusInput) -> list[Segment]:
         parts.append((note, WARN))
     elif word == WAITING:
         parts.append((format_seconds(max(0.0, info.now - watch.started)), DIM))
-    ttft = watch.ttft()
+    ttft = info.ttft if info.ttft is not None else watch.ttft()
     parts.append((f"TTFT {format_seconds(ttft)}" if ttft is not None else "TTFT –", DIM))
     complete = turn.status is TurnStatus.COMPLETE
     output = turn.usage.output_tokens if turn.usage is not None and complete else None

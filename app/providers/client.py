@@ -235,7 +235,11 @@ class ProviderClient:
 
     def _capture(self, run: _Run, request: ProviderRequest) -> None:
         """Capture this request's exchange on the turn (`turn.exchange`) as it streams; a retry's
-        capture keeps the one it replaces as `retried`."""
+        capture keeps the one it replaces as `retried`. The turn's timing starts here too: TTFT
+        and duration are the provider's, from the request that answered, as the inspector's
+        timeline of this capture measures them, not from whatever the caller did before it
+        (the app's first prompt loads the client and starts the demo: ~140 ms on the demo)."""
+        run.timing.started = time.monotonic()
         capture = ExchangeCapture(
             request.method,
             request.url,

@@ -40,6 +40,31 @@ async def run(
 
 
 @APIS
+async def test_ttft_is_the_providers_from_the_request_as_the_timeline_measures_it(
+    fake_provider: FakeProvider, api: Api
+) -> None:
+    """The caller's timing may start well before the request (the app's first prompt loads the
+    client first); TTFT and duration start when the request goes out, so the status bar, the
+    history and `ask --json` say what the inspector's timeline of the same capture says."""
+    from app.ui.widgets.inspector import frame_timeline
+
+    fake_provider.push(fake.stream(api, delay=0.01))
+    before = time.monotonic()
+    timing = Timing(before - 5.0)  # five seconds of whatever came before the request
+    async with ProviderClient(fake_provider.provider(api), KEY) as client:
+        turn = await client.stream(ask(), Turn(), timing)
+    assert turn.status is TurnStatus.COMPLETE
+    assert timing.started >= before
+    assert turn.exchange is not None
+    shown = frame_timeline(turn.exchange).figures().ttft_ms
+    assert timing.ttft_ms is not None
+    assert shown is not None
+    assert abs(timing.ttft_ms - shown) <= 5  # the same moment, read twice (ms rounding)
+    assert timing.duration_ms is not None
+    assert timing.duration_ms < 5000
+
+
+@APIS
 async def test_complete_stream(fake_provider: FakeProvider, api: Api) -> None:
     fake_provider.push(fake.stream(api, delay=0.002))
     seen: list[Event] = []

@@ -371,8 +371,14 @@ class ChatPane(Vertical):
             # Measured as the saved timings measure it, so a reopened answer shows the same.
             watch = settled_watch(timing.ttft_ms, timing.duration_ms, view.turn_watch.chars)
             now = watch.ended_at or 0.0
+        measured = None if timing is None or timing.ttft_ms is None else timing.ttft_ms / 1000
         info = StatusInput(
-            self.provider.name, self.model, None if view is None else view.turn, watch, now
+            self.provider.name,
+            self.model,
+            None if view is None else view.turn,
+            watch,
+            now,
+            ttft=None if view is None else measured,
         )
         segments = status_segments(info)
         if self.running_tools and len(segments) > 2:  # not "complete": the loop waits
