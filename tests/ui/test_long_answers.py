@@ -81,6 +81,44 @@ async def test_a_long_answer_sleeps_far_segments_and_wakes_them_on_scroll(
         await wait_until(pilot, lambda: isinstance(answer.segments[-1], SegmentPlaceholder))
 
 
+def runs_cover_their_segments(answer: AnswerView) -> None:
+    """Each sleeping index points at a run that covers it, and every widget shown is one of
+    the answer's (a run left pointing past its span made virtualize loop forever)."""
+    for index, widget in enumerate(answer.segments):
+        if isinstance(widget, SegmentPlaceholder):
+            assert widget.first <= index < widget.end, (index, widget.first, widget.end)
+    shown = set(map(id, answer.segments))
+    assert all(id(child) in shown for child in answer.children)
+
+
+async def test_virtualize_passes_that_overlap_keep_the_runs_whole(
+    fake_provider: FakeProvider, tmp_path: Path
+) -> None:
+    """Several callers virtualize at once (a scroll's pass, the pass queued after a refresh,
+    PageUp's): each awaits mounts, so another may run meanwhile. Waking segments in the middle
+    of a run, they must still leave every run covering exactly its segments."""
+    import asyncio
+
+    app, text = long_answer_app(fake_provider, tmp_path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await send(pilot, "long please")
+        await wait_drawn(pilot, timeout=20)
+        await pilot.pause(0.3)
+        view = app.pane.current
+        assert view is not None
+        answer = view.answer
+        transcript = app.pane.transcript
+        assert any(isinstance(s, SegmentPlaceholder) for s in answer.segments)
+        height = transcript.scrollable_content_region.height
+        for depth in (8, 5, 12, 3):  # pages up from the end: the middle of the run of sleepers
+            shifts = [-(depth + n) * height for n in range(3)]
+            await asyncio.gather(*(transcript.virtualize(shift) for shift in shifts))
+            runs_cover_their_segments(answer)
+        await pilot.pause()
+        runs_cover_their_segments(answer)
+        assert answer.source == text
+
+
 async def test_a_segment_put_to_sleep_lets_go_of_what_it_drew(
     fake_provider: FakeProvider, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

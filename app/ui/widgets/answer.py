@@ -107,6 +107,7 @@ class AnswerView(Vertical):
         self._shared = SharedLayout()
         self._queue: deque[_Piece] = deque()  # cut, not yet given segments (see `append`)
         self._taking = asyncio.Lock()  # one taker at a time: pieces keep their order
+        self._virtualizing = asyncio.Lock()
         self._draining = False
         self._final = False
         self.segments: list[StreamedMarkdown | SegmentPlaceholder] = []
@@ -335,6 +336,10 @@ class AnswerView(Vertical):
     async def virtualize(self, near: Region) -> None:
         """Put to sleep the sealed segments far from `near` (screen coordinates of the viewport
         grown by a margin), and wake the sleeping ones that are inside it."""
+        async with self._virtualizing:  # one pass at a time: each awaits mounts and removals
+            await self._virtualize(near)
+
+    async def _virtualize(self, near: Region) -> None:
         last = len(self.segments) - (0 if self.sealed else 1)
         index = 0
         while index < last:
@@ -355,7 +360,7 @@ class AnswerView(Vertical):
                     ]
                     for number in near_ones:
                         await self._wake(number)
-                index = ahead
+                index = max(ahead, index + 1)  # always forward, whatever the runs say
                 continue
             if region and not region.overlaps(near):
                 await self._sleep(index, widget)
@@ -428,22 +433,26 @@ class AnswerView(Vertical):
         markdown.ends_in_fence = self.ends_in_fence[index]
         cut = index - run.first
         left, right = run.heights[:cut], run.heights[cut + 1 :]
+        # Every segment's entry and every run's span are set before the first await: while a
+        # mount is awaited, the loop runs other work, a virtualize from another caller among it,
+        # which must not find a run that no longer covers the index that points to it.
         self.segments[index] = markdown
         if not left and not right:
             await self.mount(markdown, after=run)
             await run.remove()
             return
         if not left:  # the run goes on after it
-            await self.mount(markdown, before=run)
             run.first = index + 1
             run.set_heights(right)
+            await self.mount(markdown, before=run)
             return
         run.set_heights(left)
-        await self.mount(markdown, after=run)
-        if right:
-            rest = SegmentPlaceholder(index + 1, right, run.measured_width)
+        rest = SegmentPlaceholder(index + 1, right, run.measured_width) if right else None
+        if rest is not None:
             for number in range(rest.first, rest.end):
                 self.segments[number] = rest
+        await self.mount(markdown, after=run)
+        if rest is not None:
             await self.mount(rest, after=markdown)
 
     async def _swap(
