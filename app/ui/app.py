@@ -10,6 +10,7 @@ generated titles.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import gc
 import os
@@ -249,18 +250,17 @@ class TriptychApp(ChatHost):
         says what happened to its file."""
         gc.freeze()
         gc.enable()
-        if self.history.waiting:
-            self.run_worker(self._open_history, thread=True, group="history", exit_on_error=False)
-        else:
-            self.conversations.announce()
+        self.run_worker(self._open_history(), group="history", exit_on_error=False)
 
-    def _open_history(self) -> None:
-        """On a thread: opening may wait up to the store's busy timeout (10 s) for another
-        program that holds the file, and the screen must not freeze meanwhile. A prompt sent
-        in that time waits for the file (history's own lock), as it would have anyway."""
-        self.history.open_now()
-        with contextlib.suppress(RuntimeError):  # the app closed meanwhile
-            self.call_from_thread(self.conversations.announce)
+    async def _open_history(self) -> None:
+        """Opened on a thread: opening may wait up to the store's busy timeout (10 s) for
+        another program that holds the file, and the screen must not freeze meanwhile. A prompt
+        sent in that time waits for the file (history's own lock), as it would have anyway.
+        What happened is told from the loop, which nothing on the thread waits for (an app
+        closing meanwhile just cancels this)."""
+        if self.history.waiting:
+            await asyncio.to_thread(self.history.open_now)
+        self.conversations.announce()
 
     def _initial_theme(self) -> str:
         """The remembered theme, unless the config's `ui.theme` changed since it was
