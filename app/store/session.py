@@ -92,23 +92,31 @@ class History:
         return history
 
     def open_now(self) -> None:
-        """Open the file if it waits to be (a problem opening it turns history off)."""
+        """Open the file if it waits to be (a problem opening it turns history off). The file
+        counts as waiting until it is open, writer and all: the app opens it on a thread, and a
+        prompt sent meanwhile (`store`, from the loop) must wait for it here, not find no store
+        and go unsaved."""
         with self._opening:
-            path, self._unopened = self._unopened, None
+            path = self._unopened
             if path is None:
                 return
-            from app.store.db import Store  # sqlite3 and the store: not for the first frame
-
             try:
-                self._store = Store.open(path)
-            except StoreError as exc:
-                self.problem = str(exc)
-                return
-            self._writer = _writer()
+                from app.store.db import Store  # sqlite3 and the store: not for the first frame
+
+                try:
+                    store = Store.open(path)
+                except StoreError as exc:
+                    self.problem = str(exc)
+                    return
+                self._writer = _writer()
+                self._store = store
+            finally:
+                self._unopened = None
 
     @property
     def waiting(self) -> bool:
-        """Whether the file is still to be opened (by its first use or `open_now`)."""
+        """Whether the file is still to be opened, or being opened (by its first use or
+        `open_now`)."""
         return self._unopened is not None
 
     @property
