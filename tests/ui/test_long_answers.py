@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from textual.app import App, ComposeResult
 from textual.geometry import Region
+from textual.pilot import Pilot
 
 from app.demo.frames import Answer
 from app.display import segments as segments_module
@@ -52,16 +53,23 @@ def long_answer_app(fake_provider: FakeProvider, tmp_path: Path) -> tuple[Tripty
     return make_app(fake_config(fake_provider), tmp_path), text
 
 
+async def asked_the_long_answer(pilot: Pilot[Any]) -> AnswerView:
+    """Send the prompt of `long_answer_app` and wait for its answer to be drawn."""
+    app = pilot.app
+    assert isinstance(app, TriptychApp)
+    await send(pilot, "long please")
+    await wait_drawn(pilot, timeout=20)
+    view = app.pane.current
+    assert view is not None
+    return view.answer
+
+
 async def test_a_long_answer_sleeps_far_segments_and_wakes_them_on_scroll(
     fake_provider: FakeProvider, tmp_path: Path
 ) -> None:
     app, text = long_answer_app(fake_provider, tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
-        await send(pilot, "long please")
-        await wait_drawn(pilot, timeout=20)
-        view = app.pane.current
-        assert view is not None
-        answer = view.answer
+        answer = await asked_the_long_answer(pilot)
         assert answer.source == text  # nothing lost or reordered across segments
         assert len(answer.segments) > 3
         await pilot.pause(0.3)
@@ -101,12 +109,8 @@ async def test_virtualize_passes_that_overlap_keep_the_runs_whole(
 
     app, text = long_answer_app(fake_provider, tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
-        await send(pilot, "long please")
-        await wait_drawn(pilot, timeout=20)
+        answer = await asked_the_long_answer(pilot)
         await pilot.pause(0.3)
-        view = app.pane.current
-        assert view is not None
-        answer = view.answer
         transcript = app.pane.transcript
         assert any(isinstance(s, SegmentPlaceholder) for s in answer.segments)
         height = transcript.scrollable_content_region.height
@@ -134,11 +138,8 @@ async def test_a_segment_put_to_sleep_lets_go_of_what_it_drew(
     monkeypatch.setattr(StreamedMarkdown, "__init__", kept)
     app, text = long_answer_app(fake_provider, tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
-        await send(pilot, "long please")
-        await wait_drawn(pilot, timeout=20)
-        view = app.pane.current
-        assert view is not None
-        assert view.answer.source == text  # all of it arrived
+        answer = await asked_the_long_answer(pilot)
+        assert answer.source == text  # all of it arrived
         await pilot.pause(0.3)
         asleep = [m for m in made if not m.is_attached]
         awake = [m for m in made if m.is_attached]
