@@ -163,6 +163,35 @@ async def test_editing_the_last_prompt_keeps_a_draft_for_after(
         assert "Esc cancels" not in screen_text(app)
 
 
+async def test_a_new_chat_during_the_edit_sends_it_there_and_gives_the_draft_back(
+    fake_provider: FakeProvider, tmp_path: Path
+) -> None:
+    """ctrl+l over a draft, then ctrl+n: the edited prompt is the new chat's first prompt, and
+    the draft set aside for the edit comes back once it is sent (it was lost before)."""
+    fake_provider.push(*(fake.stream(Api.CHAT, PLAIN) for _ in range(2)))
+    app = make_app(fake_config(fake_provider), tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "teh typo")
+        await wait_drawn(pilot)
+        prompt = app.screen.query_one("#prompt", PromptInput)
+        prompt.load_text("a half-written thought")
+        await pilot.press("ctrl+l")
+        await pilot.pause()
+        prompt.load_text("the fix")
+        await pilot.press("ctrl+n")
+        await wait_until(pilot, lambda: not app.pane.transcript.query(UserMessage), what="new")
+        assert prompt.text == "the fix"
+        assert "sends it in this new chat" in screen_text(app)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: len(fake_provider.requests) == 2, what="the send")
+        await wait_drawn(pilot)
+        body = fake_provider.requests[-1].json
+        assert user_texts(body) == ["the fix"]
+        assert [m["role"] for m in body["messages"]] == ["user"]  # a new chat: nothing before
+        assert prompt.text == "a half-written thought"
+        assert "Esc cancels" not in screen_text(app)
+
+
 async def test_export_from_the_palette_writes_files_without_the_key(
     fake_provider: FakeProvider, tmp_path: Path
 ) -> None:

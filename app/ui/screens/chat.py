@@ -156,6 +156,11 @@ class ChatCommands(ScreenCommands):
         return None
 
 
+# The input's title while the last prompt is edited, and once a new chat began during that edit.
+EDIT_TITLE = "editing the last prompt · Enter resends it · Esc cancels"
+NEW_CHAT_EDIT_TITLE = "the edited prompt · Enter sends it in this new chat · Esc cancels"
+
+
 class ChatScreen(BranchKeys, Screen[None]):
     KEY_GROUP: ClassVar[str] = "Chat"
     COMMANDS: ClassVar[set[Any]] = {ChatCommands}
@@ -369,8 +374,9 @@ class ChatScreen(BranchKeys, Screen[None]):
             self.post_message(self.SaveRecordingRequested(exchange, self.pane.provider.name))
 
     async def action_new_chat(self) -> None:
-        if self.editing is not None:
-            self._end_edit()  # the draft stays, as a new prompt
+        if self.editing is not None:  # the edited text stays, to be sent here as a new prompt;
+            # the draft set aside still comes back after it is sent, or on Esc
+            self.prompt.border_title = NEW_CHAT_EDIT_TITLE
         self.branches.forget()
         await self.pane.new_chat()
         await self.show_welcome()
@@ -417,7 +423,7 @@ class ChatScreen(BranchKeys, Screen[None]):
         await self.attaching.edit(last, self.pane.last_attachments())
         self.prompt.load_text(last)
         self.prompt.move_cursor(self.prompt.document.end)
-        self.prompt.border_title = "editing the last prompt · Enter resends it · Esc cancels"
+        self.prompt.border_title = EDIT_TITLE
         self.prompt.focus()
         self.refresh_bindings()
 
