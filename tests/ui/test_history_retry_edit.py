@@ -9,6 +9,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from app.settings.config import Config, UiSettings
+from app.ui.screens.branching import STILL_ANSWERING
 from app.ui.screens.chat import ChatScreen
 from app.ui.widgets.assistant_turn import AssistantTurn
 from app.ui.widgets.prompt import PromptInput
@@ -190,6 +191,34 @@ async def test_a_new_chat_during_the_edit_sends_it_there_and_gives_the_draft_bac
         assert [m["role"] for m in body["messages"]] == ["user"]  # a new chat: nothing before
         assert prompt.text == "a half-written thought"
         assert "Esc cancels" not in screen_text(app)
+
+
+async def test_ctrl_l_while_an_answer_streams_says_why_and_changes_nothing(
+    fake_provider: FakeProvider, tmp_path: Path
+) -> None:
+    """The edit needs the answer stopped first: ctrl+l says so (it did nothing, silently), and
+    the draft, the prompt and the stream are left as they were."""
+    fake_provider.push(fake.stream(Api.CHAT, PLAIN), fake.paced_forever(Api.CHAT, PLAIN))
+    app = make_app(fake_config(fake_provider), tmp_path)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await send(pilot, "first")
+        await wait_drawn(pilot)
+        await send(pilot, "a long one")
+        await wait_until(pilot, lambda: app.pane.turn is not None and "word3" in app.pane.turn.text)
+        prompt = app.screen.query_one("#prompt", PromptInput)
+        prompt.load_text("typed meanwhile")
+        await pilot.press("ctrl+l")
+        refused = STILL_ANSWERING.format(what="edit the last prompt")
+        await wait_until(pilot, lambda: refused in [n.message for n in app._notifications])
+        assert refused.startswith("Still answering — press Esc to stop it first")
+        assert prompt.text == "typed meanwhile"
+        assert isinstance(app.screen, ChatScreen)
+        assert app.screen.editing is None
+        assert app.pane.streaming
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: not app.pane.streaming, what="the stop")
+        await pilot.press("ctrl+l")  # stopped: now the edit starts
+        await wait_until(pilot, lambda: prompt.text == "a long one", what="the edit")
 
 
 async def test_export_from_the_palette_writes_files_without_the_key(

@@ -33,6 +33,7 @@ from app.ui.screens.branching import (
     BRANCH_BINDINGS,
     CANCEL_BRANCH_EDIT,
     LEAVE_SELECTION,
+    STILL_ANSWERING,
     BranchKeys,
     ChatBranches,
 )
@@ -301,8 +302,8 @@ class ChatScreen(BranchKeys, Screen[None]):
             row, column = self.prompt.cursor_location
             at_line_end = column >= len(self.prompt.document.get_line(row))
             return not self.pane.transcript.following and at_line_end
-        if action == "edit_last_prompt":
-            return not self.pane.streaming and self.pane.last_prompt() is not None
+        if action == "edit_last_prompt":  # while an answer streams, the key says why not
+            return self.pane.last_prompt() is not None
         return True
 
     def action_stop_stream(self) -> None:
@@ -415,7 +416,10 @@ class ChatScreen(BranchKeys, Screen[None]):
         replaces the last exchange. A draft in the input is kept (with its chips) and comes
         back when the edit is sent or cancelled, as for a branch's edit."""
         last = self.pane.last_prompt()
-        if last is None or self.pane.streaming:
+        if last is None:
+            return
+        if self.pane.streaming:
+            self.notify(STILL_ANSWERING.format(what="edit the last prompt"), severity="warning")
             return
         if self.editing is None:  # ctrl+l again while editing: the draft is still the first
             self._draft = self.prompt.text
