@@ -7,8 +7,12 @@ import json
 import sqlite3
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
 
 from app.settings.config import Config, UiSettings
+from app.ui.app import TriptychApp
 from app.ui.screens.branching import STILL_ANSWERING
 from app.ui.screens.chat import ChatScreen
 from app.ui.widgets.assistant_turn import AssistantTurn
@@ -132,6 +136,17 @@ async def test_edit_the_last_prompt_and_resend_replaces_the_last_exchange(
     assert len(saved) == 4
 
 
+async def edit_over_a_draft(pilot: Pilot[Any], app: TriptychApp) -> PromptInput:
+    """One exchange ("teh typo"), a half-written prompt in the input, then ctrl+l."""
+    await send(pilot, "teh typo")
+    await wait_drawn(pilot)
+    prompt = app.screen.query_one("#prompt", PromptInput)
+    prompt.load_text("a half-written thought")
+    await pilot.press("ctrl+l")
+    await pilot.pause()
+    return prompt
+
+
 async def test_editing_the_last_prompt_keeps_a_draft_for_after(
     fake_provider: FakeProvider, tmp_path: Path
 ) -> None:
@@ -140,12 +155,7 @@ async def test_editing_the_last_prompt_keeps_a_draft_for_after(
     fake_provider.push(*(fake.stream(Api.CHAT, PLAIN) for _ in range(2)))
     app = make_app(fake_config(fake_provider), tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await send(pilot, "teh typo")
-        await wait_drawn(pilot)
-        prompt = app.screen.query_one("#prompt", PromptInput)
-        prompt.load_text("a half-written thought")
-        await pilot.press("ctrl+l")
-        await pilot.pause()
+        prompt = await edit_over_a_draft(pilot, app)
         assert prompt.text == "teh typo"
         await pilot.press("escape")
         await pilot.pause()
@@ -172,12 +182,7 @@ async def test_a_new_chat_during_the_edit_sends_it_there_and_gives_the_draft_bac
     fake_provider.push(*(fake.stream(Api.CHAT, PLAIN) for _ in range(2)))
     app = make_app(fake_config(fake_provider), tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await send(pilot, "teh typo")
-        await wait_drawn(pilot)
-        prompt = app.screen.query_one("#prompt", PromptInput)
-        prompt.load_text("a half-written thought")
-        await pilot.press("ctrl+l")
-        await pilot.pause()
+        prompt = await edit_over_a_draft(pilot, app)
         prompt.load_text("the fix")
         await pilot.press("ctrl+n")
         await wait_until(pilot, lambda: not app.pane.transcript.query(UserMessage), what="new")
