@@ -11,7 +11,7 @@
     triptych export ID [--format md|json] [--raw] [--all-branches]
     triptych tools [--json]
     triptych replay FILE
-    triptych serve [--host 127.0.0.1] [--port 8000] [--public-url URL]
+    triptych serve [--host 127.0.0.1] [--port 8000] [--public-url URL] [--token T]
     triptych leaderboard [--json] [--since DATE] [--tag TAG]
     triptych batch FILE --compare A,B[,...] [--concurrency N] [--repeat K] [--system TEXT]
                    [--out PATH] [--tag TAG]
@@ -282,12 +282,18 @@ def _tui(args: argparse.Namespace, config: Config) -> int:
 def _serve(args: argparse.Namespace, environ: Mapping[str, str], stderr: TextIO) -> int:
     """`triptych serve`: the config is checked here first (exit 2 on a bad one), then each
     browser tab runs `triptych` with the same top-level flags."""
-    from app.ui.serve import INSTALL_HINT, LOCAL_HOSTS, run_server, serve_available
+    from app.ui import serve
 
-    if not serve_available():
-        raise UsageError(INSTALL_HINT)
+    if not serve.serve_available():
+        raise UsageError(serve.INSTALL_HINT)
     if not 1 <= args.port <= 65535:
         raise UsageError(f"--port must be a number from 1 to 65535, not {args.port}")
+    if args.token is not None and not serve.valid_token(args.token):
+        raise UsageError("--token takes letters, digits and - . _ ~ only (it goes into a URL)")
+    if args.public_url is not None and not serve.valid_public_url(args.public_url):
+        raise UsageError(
+            f"--public-url must be an http:// or https:// URL, not {args.public_url!r}"
+        )
     config = _load(args, environ, stderr)
     if args.provider is not None:
         config.provider(args.provider)
@@ -306,14 +312,21 @@ def _serve(args: argparse.Namespace, environ: Mapping[str, str], stderr: TextIO)
             forwarded += [flag, value]
     if args.blind:
         forwarded.append("--blind")
-    if args.host not in LOCAL_HOSTS:
+    if args.host not in serve.LOCAL_HOSTS:
         print(
-            f"triptych: warning: serving on {args.host}: textual-serve has no authentication; "
-            f"anyone who can reach port {args.port} there uses this app, with your API keys",
+            f"triptych: warning: serving on {args.host}: over plain HTTP the URL's token crosses "
+            "the network in clear; anyone who has it uses this app, with your API keys",
             file=stderr,
         )
+    if args.host in serve.WILDCARD_HOSTS and args.public_url is None:
+        print(
+            "triptych: warning: browsers on other machines are refused unless --public-url "
+            "gives the address they use",
+            file=stderr,
+        )
+    token = serve.new_token() if args.token is None else args.token
     try:
-        run_server(forwarded, args.host, args.port, args.public_url)
+        serve.run_server(forwarded, args.host, args.port, args.public_url, token)
     except OSError as exc:
         raise UsageError(
             f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}"

@@ -75,14 +75,18 @@ def build_parser() -> argparse.ArgumentParser:
         help="serve the app to a browser (textual-serve: pip install 'triptych[serve]')",
         description=(
             "Serve the app to a web browser with textual-serve; each tab runs its own triptych. "
-            "textual-serve has no authentication: it listens on 127.0.0.1 unless --host says "
-            "otherwise."
+            "It prints the URL to open, which holds a new token at each start: requests without "
+            "it, from another site's page, or to a name other than localhost or --public-url's "
+            "are refused. It listens on 127.0.0.1 unless --host says otherwise."
         ),
     )
     serve.add_argument("--host", default="127.0.0.1", help="the address to listen on")
     serve.add_argument("--port", type=int, default=8000, help="the port to listen on")
     serve.add_argument(
         "--public-url", metavar="URL", help="the URL browsers reach it by (behind a proxy)"
+    )
+    serve.add_argument(
+        "--token", metavar="T", help="the token to require (default: a new random one each start)"
     )
     _config_flag(serve)
     replay = commands.add_parser("replay", help="decode a file written by `ask --record`")

@@ -2,19 +2,27 @@
 `triptych[serve]`). Each browser tab gets its own `triptych` process, started with the command
 line given here, speaking Textual's web driver over a WebSocket.
 
-textual-serve has no authentication: whoever reaches the port uses the app with the keys in
-this environment, so it binds to localhost unless told otherwise (and the CLI warns then).
+textual-serve has no authentication of its own, and browsers let any page open a WebSocket to
+localhost: so every request is checked (`serve_guard`) before textual-serve sees it, as Jupyter
+does it. The aiohttp side is in `serve_web`, imported only when serving.
 """
 
 from __future__ import annotations
 
+import re
+import secrets
 import shlex
 import sys
 from collections.abc import Sequence
 from importlib.util import find_spec
+from urllib.parse import urlsplit
 
-LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
+from app.ui.serve_guard import LOCAL_HOSTS, Guard, origin_of
+
+WILDCARD_HOSTS = frozenset({"0.0.0.0", "::", ""})
 INSTALL_HINT = "`triptych serve` needs textual-serve: pip install 'triptych[serve]'"
+# The token goes into the printed URL as it is, so it is kept to what a URL carries unescaped.
+TOKEN_PATTERN = re.compile(r"[A-Za-z0-9._~-]+")
 
 
 def serve_available() -> bool:
@@ -26,14 +34,47 @@ def app_command(arguments: Sequence[str]) -> str:
     return shlex.join([sys.executable, "-m", "app", *arguments])
 
 
-def run_server(arguments: Sequence[str], host: str, port: int, public_url: str | None) -> None:
+def new_token() -> str:
+    """256 random bits, URL-safe: a new one at each start, so an old URL stops working."""
+    return secrets.token_urlsafe(32)
+
+
+def valid_token(token: str) -> bool:
+    return TOKEN_PATTERN.fullmatch(token) is not None
+
+
+def default_public_url(host: str, port: int) -> str:
+    """The served origin when no proxy stands in front: the bind address (IPv6 bracketed)."""
+    name = f"[{host}]" if ":" in host else host
+    return f"http://{name}:{port}"
+
+
+def valid_public_url(url: str) -> bool:
+    """An http(s) URL with a host (a path is fine: textual-serve puts its own after it)."""
+    parts = urlsplit(url)
+    return origin_of(url) is not None and not (parts.query or parts.fragment or "@" in parts.netloc)
+
+
+def run_server(
+    arguments: Sequence[str], host: str, port: int, public_url: str | None, token: str
+) -> None:
     """Serve until Ctrl+C. Raises OSError when the address cannot be listened on."""
-    from textual_serve.server import Server
+    from app.ui.serve_web import GuardedServer
 
-    server = Server(app_command(arguments), host=host, port=port, title="Triptych")
-    if public_url is not None:
-        server.public_url = public_url.rstrip("/")
-    server.serve()
+    guard = Guard(token, port, (public_url or default_public_url(host, port)).rstrip("/"))
+    GuardedServer(app_command(arguments), host, port, guard).serve()
 
 
-__all__ = ["INSTALL_HINT", "LOCAL_HOSTS", "app_command", "run_server", "serve_available"]
+__all__ = [
+    "INSTALL_HINT",
+    "LOCAL_HOSTS",
+    "WILDCARD_HOSTS",
+    "Guard",
+    "app_command",
+    "default_public_url",
+    "new_token",
+    "run_server",
+    "serve_available",
+    "valid_public_url",
+    "valid_token",
+]
