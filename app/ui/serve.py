@@ -9,9 +9,11 @@ does it. The aiohttp side is in `serve_web`, imported only when serving.
 
 from __future__ import annotations
 
+import os
 import re
 import secrets
 import shlex
+import socket
 import sys
 from collections.abc import Sequence
 from importlib.util import find_spec
@@ -55,12 +57,27 @@ def valid_public_url(url: str) -> bool:
     return origin_of(url) is not None and not (parts.query or parts.fragment or "@" in parts.netloc)
 
 
+def check_address(host: str, port: int) -> None:
+    """Raise OSError now if the address is taken: the URL to open is printed as the server
+    starts, before aiohttp binds, and must not be printed for a server that never listens."""
+    for family, kind, proto, _, address in socket.getaddrinfo(
+        host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+    ):
+        with socket.socket(family, kind, proto) as probe:
+            if os.name == "posix":  # as asyncio binds: a port left in TIME_WAIT is free
+                probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            if family == socket.AF_INET6:
+                probe.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+            probe.bind(address)
+
+
 def run_server(
     arguments: Sequence[str], host: str, port: int, public_url: str | None, token: str
 ) -> None:
     """Serve until Ctrl+C. Raises OSError when the address cannot be listened on."""
     from app.ui.serve_web import GuardedServer
 
+    check_address(host, port)
     guard = Guard(token, port, (public_url or default_public_url(host, port)).rstrip("/"))
     GuardedServer(app_command(arguments), host, port, guard).serve()
 

@@ -142,7 +142,9 @@ def test_a_port_in_use_is_a_clear_message(capsys: pytest.CaptureFixture[str]) ->
         taken.listen()
         port = taken.getsockname()[1]
         assert cli.main(["serve", "--port", str(port)]) == 2
-    assert f"triptych: cannot listen on 127.0.0.1:{port}: " in capsys.readouterr().err
+    captured = capsys.readouterr()
+    assert f"triptych: cannot listen on 127.0.0.1:{port}: " in captured.err
+    assert "token=" not in captured.out  # no URL printed for a server that never listened
 
 
 # -- the checks in front of textual-serve -----------------------------------------------------
