@@ -8,7 +8,9 @@ schema N levels deep), and `tools/call` by the tool's name:
 
 - `echo`: a proper text result, the `text` argument back (proof the connection still works);
 - `garbage`, `null_result`, `batch`, `deep` (100k-deep JSON), `surrogate` (a lone surrogate
-  escape), `huge` (a result in one 64 MiB line): the malformed line instead of an answer.
+  escape), `huge` (a result in one 64 MiB line): the malformed line instead of an answer;
+- `say`: the bytes of its `b64` argument as they are (a fuzzer's lines), then a proper answer
+  (which comes too late when those bytes already answered the call).
 
 `--stderr-mib N` writes N MiB to stderr, then its last words — whether its stderr is a file
 and how much of it that file holds — and exits before the handshake. `--die-saying-token`
@@ -17,6 +19,7 @@ says, from column 187 of its last stderr line, the FAKE_TOKEN of its environment
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import stat
@@ -34,7 +37,7 @@ def nested_schema(levels: int) -> dict[str, Any]:
 
 
 def tools(deep: int) -> list[dict[str, Any]]:
-    names = ["echo", "garbage", "null_result", "batch", "deep", "surrogate", "huge"]
+    names = ["echo", "garbage", "null_result", "batch", "deep", "surrogate", "huge", "say"]
     listed: list[dict[str, Any]] = [
         {"name": name, "description": f"Answers {name}", "inputSchema": {"type": "object"}}
         for name in names
@@ -99,8 +102,13 @@ def main(argv: list[str]) -> None:
         except ValueError:
             continue
         method, request_id = message.get("method"), message.get("id")
-        if request_id is None:
-            continue  # a notification: nothing to answer
+        if method is None or request_id is None:
+            continue  # a notification, or the client's answer to a fuzzer's request
+        if method == "tools/call" and (message.get("params") or {}).get("name") == "say":
+            arguments = message["params"].get("arguments") or {}
+            sys.stdout.buffer.write(base64.b64decode(arguments.get("b64", "")) + b"\n")
+            say(answer(request_id, text_result("said")))
+            continue
         if method == "initialize":
             version = message["params"]["protocolVersion"]
             say(

@@ -6,12 +6,17 @@ so a call that waited it out fails the test instead of passing slowly."""
 from __future__ import annotations
 
 import asyncio
+import base64
 import json
+import re
 import sys
 import time
 from pathlib import Path
 
+import mcp_types as types
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from app import cli
 from app.demo.frames import Answer, ToolUse
@@ -22,6 +27,7 @@ from app.wire.engine import Api
 from tests.fakes import provider as fake
 from tests.fakes.provider import FakeProvider
 from tests.integration.test_mcp_tools import ROOT, ask, config_file, isolated  # noqa: F401
+from tests.unit.test_mcp_lines import lines
 
 HOSTILE = (sys.executable, "-m", "tests.fakes.mcp_hostile")
 NEVER = 600.0  # tool_timeout: no test may come near it
@@ -160,3 +166,47 @@ def test_a_tool_result_nested_20000_deep_is_a_usage_error(
         "triptych: --tool-result note=…: the value is JSON nested too deeply to read"
     ]
     assert fake_provider.requests == []
+
+
+lines_without_ids = lines.map(lambda line: re.sub(rb'"id"', b'"di"', line))
+
+
+def sdk_reads(line: bytes) -> bool:
+    try:
+        types.jsonrpc_message_adapter.validate_json(line.decode("utf-8", "replace"))
+    except ValueError:
+        return False
+    return True
+
+
+@settings(
+    max_examples=15,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
+)
+@given(written=st.lists(lines_without_ids, min_size=1, max_size=3).map(b"\n".join))
+def test_whatever_lines_a_server_writes_the_call_ends_and_the_next_one_works(
+    written: bytes,
+) -> None:
+    """Fuzzed lines over real pipes, written in place of an answer (a proper answer follows
+    them): when the first is no JSON-RPC message (the SDK's own parser says), the call is an
+    error result at once; else the proper answer ends it. The next call always works."""
+    first = next((line for line in written.split(b"\n") if line.strip()), None)
+    malformed = first is not None and not sdk_reads(first)
+
+    async def run() -> tuple[bool, str]:
+        servers = await start(hostile())
+        try:
+            said = tool("say")
+            b64 = base64.b64encode(written).decode()
+            result = await asyncio.wait_for(servers.call(said, {"b64": b64}), SOON)
+            after = await asyncio.wait_for(servers.call(tool("echo"), {"text": "ok"}), SOON)
+        finally:
+            await servers.aclose()
+        if malformed:
+            assert result.content.startswith("the MCP server 'bad' sent a malformed answer: ")
+        else:
+            assert (result.content, result.is_error) == ("said", False)
+        return after.is_error, after.content
+
+    assert asyncio.run(run()) == (False, "ok")
