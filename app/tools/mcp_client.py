@@ -141,8 +141,13 @@ class McpServers:
                 return _error(self._cut(f"the MCP server {tool.server!r} sent {exc.message}"))
             return _error(self._cut(f"the server answered with an error: {exc.message}"))
         except ValidationError as exc:  # an answer of the wrong shape: this call fails, not all
+            first = exc.errors()[0] if exc.errors() else {"loc": (), "msg": str(exc)}
+            where = ".".join(map(str, first["loc"])) or "result"
+            shape = f"{where}: {first['msg']}"
             return _error(
-                self._cut(f"the MCP server {tool.server!r} sent a result of the wrong shape: {exc}")
+                self._cut(
+                    f"the MCP server {tool.server!r} sent a result of the wrong shape: {shape}"
+                )
             )
         except Exception as exc:  # a broken pipe: say so, keep going
             connection.gone = f"failed: {type(exc).__name__}"

@@ -9,6 +9,7 @@ schema N levels deep), and `tools/call` by the tool's name:
 - `echo`: a proper text result, the `text` argument back (proof the connection still works);
 - `garbage`, `null_result`, `batch`, `deep` (100k-deep JSON), `surrogate` (a lone surrogate
   escape), `huge` (a result in one 64 MiB line): the malformed line instead of an answer;
+- `wrong_shape`: a JSON-RPC answer whose result is no CallToolResult;
 - `say`: the bytes of its `b64` argument as they are (a fuzzer's lines), then a proper answer
   (which comes too late when those bytes already answered the call).
 
@@ -37,7 +38,17 @@ def nested_schema(levels: int) -> dict[str, Any]:
 
 
 def tools(deep: int) -> list[dict[str, Any]]:
-    names = ["echo", "garbage", "null_result", "batch", "deep", "surrogate", "huge", "say"]
+    names = [
+        "echo",
+        "garbage",
+        "null_result",
+        "batch",
+        "deep",
+        "surrogate",
+        "huge",
+        "wrong_shape",
+        "say",
+    ]
     listed: list[dict[str, Any]] = [
         {"name": name, "description": f"Answers {name}", "inputSchema": {"type": "object"}}
         for name in names
@@ -68,6 +79,8 @@ def call_line(request_id: Any, params: dict[str, Any]) -> str:
         return "[" * 100_000 + "]" * 100_000
     if name == "surrogate":
         return answer(request_id, text_result("LONE")).replace("LONE", "\\ud83d")
+    if name == "wrong_shape":
+        return answer(request_id, {"content": "not a list of blocks"})
     if name == "huge":
         return answer(request_id, text_result("x" * HUGE))
     return answer(request_id, text_result(str(arguments.get("text", ""))))

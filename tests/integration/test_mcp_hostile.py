@@ -79,6 +79,21 @@ async def test_a_malformed_line_is_an_error_result_at_once_and_the_server_stays_
     assert "Traceback" not in "".join(capfd.readouterr())  # nothing printed by the SDK
 
 
+async def test_a_result_of_the_wrong_shape_fails_that_call_only() -> None:
+    servers = await start(hostile())
+    try:
+        result = await asyncio.wait_for(servers.call(tool("wrong_shape"), {}), SOON)
+        after = await asyncio.wait_for(servers.call(tool("echo"), {"text": "ok"}), SOON)
+    finally:
+        await servers.aclose()
+    assert result.is_error is True
+    assert result.content.startswith(
+        "the MCP server 'bad' sent a result of the wrong shape: content: "
+    )
+    assert "\n" not in result.content
+    assert (after.content, after.is_error) == ("ok", False)
+
+
 async def test_half_a_surrogate_pair_in_arguments_is_an_error_result_not_a_dead_server() -> None:
     servers = await start(hostile())
     try:
@@ -137,6 +152,21 @@ async def test_a_server_secret_past_the_cut_of_its_last_words_is_scrubbed_first(
     assert "its last words: hostile server: ....." in problem
     pieces = {TOKEN[i : i + 5] for i in range(len(TOKEN) - 4)}
     assert not [piece for piece in pieces if piece in problem], problem
+
+
+def test_a_tail_that_starts_inside_a_secret_quotes_none_of_it() -> None:
+    """Only the last bytes of stderr are kept: its one line may begin with the end of a
+    secret; that end goes too, and the quote says it was cut."""
+    from app.tools.mcp_client import _startup_problem
+    from app.tools.mcp_stdio import StderrTail
+
+    tail = StderrTail(30)  # the last 30 bytes: the token from its seventh character
+    tail.add(b"x" * 100 + f"the token {TOKEN} was refused".encode())
+    problem = _startup_problem(RuntimeError("Connection closed"), 30, tail, [TOKEN])
+    assert problem.startswith("Connection closed (its last words: …[redacted]")
+    assert problem.endswith(" was refused)")
+    pieces = {TOKEN[i : i + 3] for i in range(len(TOKEN) - 2)}
+    assert not [piece for piece in pieces if piece in problem.replace("[redacted]", "")]
 
 
 async def test_a_server_that_floods_stderr_has_only_a_tail_kept() -> None:
