@@ -2,6 +2,7 @@
 can write what no well-made server would.
 
     python -m tests.fakes.mcp_hostile [--deep-schema N] [--stderr-mib N] [--die-saying-token]
+                                      [--weather-once KIND]
 
 It answers `initialize` and `tools/list` properly (unless `--deep-schema N` nests one tool's
 schema N levels deep), and `tools/call` by the tool's name:
@@ -10,6 +11,8 @@ schema N levels deep), and `tools/call` by the tool's name:
 - `garbage`, `null_result`, `batch`, `deep` (100k-deep JSON), `surrogate` (a lone surrogate
   escape), `huge` (a result in one 64 MiB line): the malformed line instead of an answer;
 - `wrong_shape`: a JSON-RPC answer whose result is no CallToolResult;
+- `get_weather` (the demo's tool): a proper answer, but with `--weather-once KIND` the first
+  call is answered as the tool KIND above would be (to watch the chat go on after it);
 - `say`: the bytes of its `b64` argument as they are (a fuzzer's lines), then a proper answer
   (which comes too late when those bytes already answered the call).
 
@@ -28,6 +31,7 @@ import sys
 from typing import Any
 
 HUGE = 64 * 1024 * 1024
+WEATHER_CALLS: list[str] = []
 
 
 def nested_schema(levels: int) -> dict[str, Any]:
@@ -55,6 +59,7 @@ def tools(deep: int) -> list[dict[str, Any]]:
     ]
     if deep:
         listed.append({"name": "nested", "inputSchema": nested_schema(deep)})
+    listed.append({"name": "get_weather", "inputSchema": {"type": "object"}})
     return listed
 
 
@@ -66,9 +71,14 @@ def answer(request_id: Any, result: Any) -> str:
     return json.dumps({"jsonrpc": "2.0", "id": request_id, "result": result})
 
 
-def call_line(request_id: Any, params: dict[str, Any]) -> str:
+def call_line(request_id: Any, params: dict[str, Any], weather_once: str = "") -> str:
     name = params.get("name")
     arguments = params.get("arguments") or {}
+    if name == "get_weather":  # the demo's tool: misbehaves as `weather_once` says, once
+        if weather_once and not WEATHER_CALLS:
+            WEATHER_CALLS.append(name)
+            return call_line(request_id, {"name": weather_once})
+        return answer(request_id, text_result(f"{arguments.get('city', '?')}: 21 C"))
     if name == "garbage":
         return "this is not JSON at all {"
     if name == "null_result":
@@ -109,6 +119,7 @@ def main(argv: list[str]) -> None:
         sys.stderr.write("hostile server: " + "." * 160 + f" the token {token} was refused\n")
         sys.exit(4)
     deep = int(argv[argv.index("--deep-schema") + 1]) if "--deep-schema" in argv else 0
+    weather_once = argv[argv.index("--weather-once") + 1] if "--weather-once" in argv else ""
     for raw in iter(sys.stdin.readline, ""):
         try:
             message = json.loads(raw)
@@ -137,7 +148,7 @@ def main(argv: list[str]) -> None:
         elif method == "tools/list":
             say(answer(request_id, {"tools": tools(deep)}))
         elif method == "tools/call":
-            say(call_line(request_id, message.get("params") or {}))
+            say(call_line(request_id, message.get("params") or {}, weather_once))
         else:
             say(answer(request_id, {}))
 
