@@ -251,6 +251,11 @@ async def bounded_stdio_client(
                         await deliver(read_message(line))
                 for line in splitter.close():
                     await deliver(read_message(line))
+        # The session is gone: keep reading, so a server blocked writing can see its stdin
+        # close and exit by itself (the pipe closes in `_stop` at the latest).
+        with contextlib.suppress(anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+            async for _ in _chunks(process.stdout):
+                pass
 
     async def read_stderr() -> None:
         assert process.stderr is not None
