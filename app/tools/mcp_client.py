@@ -119,7 +119,7 @@ class McpServers:
         from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
         from pydantic import ValidationError
 
-        from app.tools.mcp_stdio import MALFORMED
+        from app.tools.mcp_stdio import MALFORMED, UNSENT
 
         unsendable = _unsendable(arguments)
         if unsendable is not None:
@@ -139,6 +139,8 @@ class McpServers:
                 return _error(f"the MCP server {tool.server!r} stopped during the call")
             if exc.data is MALFORMED:  # the transport's answer to a line that was no message
                 return _error(self._cut(f"the MCP server {tool.server!r} sent {exc.message}"))
+            if exc.data is UNSENT:  # ... to a request it could not write
+                return _error(self._cut(f"nothing was sent to {tool.server!r}: {exc.message}"))
             return _error(self._cut(f"the server answered with an error: {exc.message}"))
         except ValidationError as exc:  # an answer of the wrong shape: this call fails, not all
             first = exc.errors()[0] if exc.errors() else {"loc": (), "msg": str(exc)}
@@ -148,6 +150,10 @@ class McpServers:
                 self._cut(
                     f"the MCP server {tool.server!r} sent a result of the wrong shape: {shape}"
                 )
+            )
+        except ValueError as exc:  # the SDK could not build the request (arguments too deep)
+            return _error(
+                f"the call to {tool.server!r} was not made: {_describe(exc, self.secrets)}"
             )
         except Exception as exc:  # a broken pipe: say so, keep going
             connection.gone = f"failed: {type(exc).__name__}"

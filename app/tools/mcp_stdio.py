@@ -38,7 +38,9 @@ from pydantic import ValidationError
 
 MAX_LINE = 32 * 1024 * 1024  # bytes of one message; a longer line is skipped as it streams
 STDERR_TAIL = 64 * 1024  # bytes of a server's stderr kept (its last words)
-MALFORMED = object()  # `ErrorData.data` of an answer this transport made (a server's is JSON)
+# `ErrorData.data` of the answers this transport makes (a server's data is JSON, never these)
+MALFORMED = object()  # for a line that is no message
+UNSENT = object()  # for a request that could not be written
 _READ = 64 * 1024
 _EXIT_GRACE = 2.0  # seconds a server gets to exit once its stdin is closed (as the SDK gives)
 _KILL_GRACE = 2.0  # ... and after SIGTERM, before SIGKILL
@@ -205,8 +207,8 @@ class _Waiting:
         return every
 
 
-def _error_answer(request: types.RequestId, message: str) -> SessionMessage:
-    error = types.ErrorData(code=types.PARSE_ERROR, message=message, data=MALFORMED)
+def _error_answer(request: types.RequestId, message: str, kind: object) -> SessionMessage:
+    error = types.ErrorData(code=types.PARSE_ERROR, message=message, data=kind)
     return SessionMessage(types.JSONRPCError(jsonrpc="2.0", id=request, error=error))
 
 
@@ -239,7 +241,8 @@ async def bounded_stdio_client(
             await to_session.send(item)
         elif isinstance(item, Malformed):
             for request in waiting.answered_by(item):
-                await to_session.send(_error_answer(request, f"a malformed answer: {item.why}"))
+                why = f"a malformed answer: {item.why}"
+                await to_session.send(_error_answer(request, why, MALFORMED))
 
     async def read_stdout() -> None:
         assert process.stdout is not None
@@ -273,8 +276,8 @@ async def bounded_stdio_client(
                         encoded = data.encode("utf-8")
                     except ValueError as exc:  # half a surrogate pair, say: nothing is sent
                         if isinstance(item.message, types.JSONRPCRequest):
-                            why = f"the request could not be sent: {_first_line(exc)}"
-                            await to_session.send(_error_answer(item.message.id, why))
+                            why = f"the request cannot be written as JSON: {_first_line(exc)}"
+                            await to_session.send(_error_answer(item.message.id, why, UNSENT))
                         continue
                     waiting.sent(item.message)
                     await process.stdin.send(encoded + b"\n")
@@ -338,6 +341,7 @@ __all__ = [
     "MALFORMED",
     "MAX_LINE",
     "STDERR_TAIL",
+    "UNSENT",
     "LineSplitter",
     "Malformed",
     "StderrTail",

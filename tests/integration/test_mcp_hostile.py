@@ -102,8 +102,12 @@ async def test_half_a_surrogate_pair_in_arguments_is_an_error_result_not_a_dead_
         connection = servers.connections["bad"]
         from mcp import MCPError
 
-        with pytest.raises(MCPError, match="the request could not be sent"):
+        with pytest.raises(MCPError, match="the request cannot be written as JSON"):
             await asyncio.wait_for(connection.client.call_tool("echo", {"text": "\udc00"}), SOON)
+        deep: object = "x"
+        for _ in range(300):  # JSON for Python, too deep for the SDK's serializer
+            deep = {"a": deep}
+        too_deep = await asyncio.wait_for(servers.call(tool("echo"), {"text": deep}), SOON)
         after = await asyncio.wait_for(servers.call(tool("echo"), {"text": "ok"}), SOON)
     finally:
         await servers.aclose()
@@ -111,6 +115,10 @@ async def test_half_a_surrogate_pair_in_arguments_is_an_error_result_not_a_dead_
     assert result.content == (
         "nothing was sent to 'bad': the arguments hold half a surrogate pair (\\ud83d), "
         "which is not text"
+    )
+    assert too_deep.is_error is True
+    assert too_deep.content == (
+        "the call to 'bad' was not made: Maximum serialization depth exceeded"
     )
     assert after.content == "ok"
 
