@@ -30,7 +30,7 @@ from importlib.util import find_spec
 from typing import TYPE_CHECKING, Any
 
 from app.settings.config import McpServerConfig
-from app.settings.redaction import mcp_secrets, scrub, scrub_cut, unique
+from app.settings.redaction import REDACTED, mcp_secrets, scrub, scrub_cut, unique
 from app.tools.registry import RemoteTool, Tool
 from app.wire.tools import ResultOrigin, ToolResult
 
@@ -238,13 +238,13 @@ def _startup_problem(
     why = _describe(exc, secrets)
     if "timed out" in why.lower():
         why = f"no answer within {max(timeout, MIN_START):g} s"
-    if stderr is not None:
-        lines = [line.strip() for line in stderr.text().splitlines() if line.strip()]
-        if lines:
-            last = lines[-1]
-            if stderr.cut and len(lines) == 1:  # the tail starts inside this line
-                last = "…" + _without_secret_end(last, secrets)
-            why += f" (its last words: {_one_line(scrub(last, secrets), _STDERR_QUOTED, secrets)})"
+    lines = stderr.text().splitlines() if stderr is not None else []
+    at = next((i for i in reversed(range(len(lines))) if lines[i].strip()), None)
+    if stderr is not None and at is not None:
+        last = lines[at].strip()
+        if stderr.cut and at == 0:  # the tail kept starts inside this line
+            last = "…" + _without_secret_end(last, secrets)
+        why += f" (its last words: {_one_line(scrub(last, secrets), _STDERR_QUOTED, secrets)})"
     return why
 
 
@@ -272,7 +272,7 @@ def _without_secret_end(text: str, secrets: Sequence[str]) -> str:
     for secret in secrets:
         for size in range(min(len(secret), len(text)), 0, -1):
             if secret.endswith(text[:size]):
-                return "[redacted]" + text[size:]
+                return REDACTED + text[size:]
     return text
 
 
