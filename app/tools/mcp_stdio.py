@@ -194,9 +194,10 @@ class _Waiting:
                 self.ids.pop(coerce_request_id(cancelled), None)
 
     def received(self, message: types.JSONRPCMessage) -> None:
-        answered = getattr(message, "id", None) if not hasattr(message, "method") else None
-        if answered is not None:
-            self.ids.pop(coerce_request_id(answered), None)
+        if not isinstance(message, types.JSONRPCResponse | types.JSONRPCError):
+            return
+        if message.id is not None:
+            self.ids.pop(coerce_request_id(message.id), None)
 
     def answered_by(self, bad: Malformed) -> list[types.RequestId]:
         if bad.answers is not None:
