@@ -439,6 +439,10 @@ def given_result(value: str, is_error: bool) -> GivenResult:
         raise UsageError(f"{flag} takes NAME=JSON, e.g. {flag} 'get_weather={{\"temp\": 21}}'")
     try:
         parsed = json.loads(written)
+    except RecursionError:  # Python's parser recurses per level: 20,000 `[` are too many
+        raise UsageError(
+            f"{flag} {name.strip()}=…: the value is JSON nested too deeply to read"
+        ) from None
     except ValueError:
         raise UsageError(
             f"{flag} {name.strip()}=…: the value is not JSON; write text as a JSON string: "

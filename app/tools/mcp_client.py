@@ -6,9 +6,11 @@ cannot start, answer or list in time is reported in `problems` and skipped; noth
 `call` runs one tool and always returns a `ToolResult`: an error result says what went wrong
 (the server's error, no answer within the timeout, the server gone, the call cancelled).
 
-Servers' output is untrusted: a stdio server's stderr goes to a temporary file (its last line
-is quoted, cleaned, when it fails to start), never to the terminal; a result is cut to
-MAX_RESULT characters and scrubbed of the servers' secrets before anyone sees it.
+Servers' output is untrusted: a stdio server runs over app/tools/mcp_stdio.py, which reads
+its stdout bounded and linear and turns a malformed line into an error answer at once; only
+the tail of its stderr is kept, never shown on the terminal (its last line is quoted, scrubbed
+then cleaned and cut, when it fails to start); a result is scrubbed of the servers' secrets,
+then cut to MAX_RESULT characters, before anyone sees it.
 
 The SDK is built on anyio task groups: start, call and `aclose` must all run in one task
 (a UI keeps one long-lived worker for them).
@@ -19,21 +21,23 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import sys
-import tempfile
 from collections.abc import Sequence
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from importlib.util import find_spec
-from typing import IO, TYPE_CHECKING, Any, TextIO, cast
+from typing import TYPE_CHECKING, Any
 
 from app.settings.config import McpServerConfig
-from app.settings.redaction import mcp_secrets, scrub, unique
+from app.settings.redaction import REDACTED, mcp_secrets, scrub, scrub_cut, unique
 from app.tools.registry import RemoteTool, Tool
 from app.wire.tools import ResultOrigin, ToolResult
 
 if TYPE_CHECKING:
     from mcp import Client
+
+    from app.tools.mcp_stdio import StderrTail
 
 MAX_RESULT = 256 * 1024  # characters of one result sent to the model and stored
 MIN_START = 30.0  # seconds a server gets to start and list its tools, even with a short timeout
@@ -78,21 +82,24 @@ class McpServers:
     async def _start_one(self, config: McpServerConfig) -> None:
         timeout = config.timeout or self.timeout
         stack = AsyncExitStack()
-        errlog: IO[str] | None = None
+        stderr: StderrTail | None = None
         try:
             if config.command:
-                errlog = stack.enter_context(tempfile.TemporaryFile("w+", encoding="utf-8"))  # noqa: SIM115
-            client = await _connect(config, stack, timeout, errlog)
+                from app.tools.mcp_stdio import StderrTail, cwd_problem
+
+                stderr = StderrTail()
+                problem = cwd_problem(config.cwd)
+                if problem is not None:
+                    raise _CannotStart(problem)
+            client = await _connect(config, stack, timeout, stderr)
             listing = await client.list_tools()
         except asyncio.CancelledError:
             await _close_quietly(stack)
             raise
         except Exception as exc:
-            why = _startup_problem(exc, timeout, errlog)
-            await _close_quietly(stack)
-            self.problems.append(
-                self._scrubbed(f"MCP server {config.name!r} failed to start: {why}")
-            )
+            await _close_quietly(stack)  # first: the server's last words are all in
+            why = _startup_problem(exc, timeout, stderr, self.secrets)
+            self.problems.append(f"MCP server {config.name!r} failed to start: {why}")
             return
         self._stack.push_async_callback(_close_quietly, stack)
         self.connections[config.name] = _Connection(config, client, timeout)
@@ -110,7 +117,13 @@ class McpServers:
             return _error(f"the MCP server {tool.server!r} {connection.gone}")
         from mcp import MCPError
         from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
+        from pydantic import ValidationError
 
+        from app.tools.mcp_stdio import MALFORMED, UNSENT
+
+        unsendable = _unsendable(arguments)
+        if unsendable is not None:
+            return _error(f"nothing was sent to {tool.server!r}: {unsendable}")
         try:
             result = await connection.client.call_tool(
                 tool.remote_name, arguments, read_timeout_seconds=connection.timeout
@@ -124,10 +137,27 @@ class McpServers:
             if exc.code == CONNECTION_CLOSED:
                 connection.gone = "stopped during a call"
                 return _error(f"the MCP server {tool.server!r} stopped during the call")
-            return _error(self._scrubbed(f"the server answered with an error: {exc.message}"))
-        except Exception as exc:  # a broken pipe, a malformed answer: say so, keep going
+            if exc.data is MALFORMED:  # the transport's answer to a line that was no message
+                return _error(self._cut(f"the MCP server {tool.server!r} sent {exc.message}"))
+            if exc.data is UNSENT:  # ... to a request it could not write
+                return _error(self._cut(f"nothing was sent to {tool.server!r}: {exc.message}"))
+            return _error(self._cut(f"the server answered with an error: {exc.message}"))
+        except ValidationError as exc:  # an answer of the wrong shape: this call fails, not all
+            first = exc.errors()[0] if exc.errors() else {"loc": (), "msg": str(exc)}
+            where = ".".join(map(str, first["loc"])) or "result"
+            shape = f"{where}: {first['msg']}"
+            return _error(
+                self._cut(
+                    f"the MCP server {tool.server!r} sent a result of the wrong shape: {shape}"
+                )
+            )
+        except ValueError as exc:  # the SDK could not build the request (arguments too deep)
+            return _error(
+                f"the call to {tool.server!r} was not made: {_describe(exc, self.secrets)}"
+            )
+        except Exception as exc:  # a broken pipe: say so, keep going
             connection.gone = f"failed: {type(exc).__name__}"
-            return _error(self._scrubbed(f"the call to {tool.server!r} failed: {_describe(exc)}"))
+            return _error(f"the call to {tool.server!r} failed: {_describe(exc, self.secrets)}")
         text = self._scrubbed(_result_text(result.content, result.structured_content))
         size = len(text.encode("utf-8", "replace"))
         if len(text) > MAX_RESULT:
@@ -142,23 +172,42 @@ class McpServers:
     def _scrubbed(self, text: str) -> str:
         return scrub(text, self.secrets)
 
+    def _cut(self, text: str) -> str:
+        """A server's message for one line: scrubbed whole, then cleaned and cut."""
+        return _one_line(scrub(text, self.secrets), _STDERR_QUOTED * 2, self.secrets)
+
+
+class _CannotStart(Exception):
+    """A server that cannot be started, for a reason found before trying."""
+
 
 async def _connect(
-    config: McpServerConfig, stack: AsyncExitStack, timeout: float, errlog: IO[str] | None
+    config: McpServerConfig, stack: AsyncExitStack, timeout: float, stderr: StderrTail | None
 ) -> Client:
-    from mcp import Client, StdioServerParameters
-    from mcp.client.stdio import stdio_client
+    from mcp import Client
 
-    if config.command:
+    transport: Any
+    if config.command and sys.platform == "win32":  # the SDK's (its process handling there)
+        from mcp import StdioServerParameters
+        from mcp.client.stdio import stdio_client
+
         program, *args = config.command
         parameters = StdioServerParameters(
-            command=program,
-            args=args,
-            env=dict(config.env) or None,
-            cwd=config.cwd,
-            encoding_error_handler="replace",
+            command=program, args=args, env=dict(config.env) or None, cwd=config.cwd
         )
-        transport: Any = stdio_client(parameters, errlog=cast(TextIO, errlog or sys.stderr))
+        devnull = stack.enter_context(open(os.devnull, "w", encoding="utf-8"))  # noqa: SIM115
+        transport = stdio_client(parameters, errlog=devnull)
+    elif config.command:
+        from app.tools.mcp_stdio import StderrTail, bounded_stdio_client
+
+        program, *args = config.command
+        transport = bounded_stdio_client(
+            program,
+            args,
+            env=dict(config.env) or None,
+            cwd=None if config.cwd is None else os.fspath(config.cwd),
+            stderr=stderr if stderr is not None else StderrTail(),
+        )
     else:
         import httpx2  # the SDK's HTTP client (a dependency of `mcp`)
         from mcp.client.streamable_http import streamable_http_client
@@ -181,28 +230,64 @@ async def _close_quietly(stack: AsyncExitStack) -> None:
         await stack.aclose()
 
 
-def _startup_problem(exc: BaseException, timeout: float, errlog: IO[str] | None) -> str:
-    why = _describe(exc)
+def _startup_problem(
+    exc: BaseException, timeout: float, stderr: StderrTail | None, secrets: Sequence[str]
+) -> str:
+    """Why a server did not start, and its last stderr line: every secret scrubbed from the
+    whole text before anything of it is cut."""
+    why = _describe(exc, secrets)
     if "timed out" in why.lower():
         why = f"no answer within {max(timeout, MIN_START):g} s"
-    if errlog is not None:
-        with contextlib.suppress(OSError, ValueError):
-            errlog.seek(0)
-            lines = [line.strip() for line in errlog.read(64 * 1024).splitlines() if line.strip()]
-            if lines:
-                last = "".join(c if c.isprintable() else "?" for c in lines[-1])
-                why += f" (its last words: {last[:_STDERR_QUOTED]})"
+    lines = stderr.text().splitlines() if stderr is not None else []
+    at = next((i for i in reversed(range(len(lines))) if lines[i].strip()), None)
+    if stderr is not None and at is not None:
+        last = lines[at].strip()
+        if stderr.cut and at == 0:  # the tail kept starts inside this line
+            last = "…" + _without_secret_end(last, secrets)
+        why += f" (its last words: {_one_line(scrub(last, secrets), _STDERR_QUOTED, secrets)})"
     return why
 
 
-def _describe(exc: BaseException) -> str:
-    """The innermost message of an exception (task groups wrap them in groups)."""
+def _describe(exc: BaseException, secrets: Sequence[str]) -> str:
+    """The innermost message of an exception (task groups wrap them in groups), scrubbed,
+    then made one printable line and cut."""
     while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
         exc = exc.exceptions[0]
     if isinstance(exc, FileNotFoundError):
-        return f"command not found: {exc.filename or exc}"
+        return _one_line(f"command not found: {exc.filename or exc}", _STDERR_QUOTED * 2, secrets)
     text = str(exc).strip() or type(exc).__name__
-    return "".join(c if c.isprintable() else "?" for c in text)[: _STDERR_QUOTED * 2]
+    return _one_line(scrub(text, secrets), _STDERR_QUOTED * 2, secrets)
+
+
+def _one_line(text: str, limit: int, secrets: Sequence[str]) -> str:
+    """Printable, at most `limit` characters; a start of a secret at the cut goes too."""
+    text = "".join(c if c.isprintable() else "?" for c in text[: limit + 1])
+    if len(text) <= limit:
+        return scrub(text, secrets)
+    return scrub_cut(text[:limit] + "…", secrets)
+
+
+def _without_secret_end(text: str, secrets: Sequence[str]) -> str:
+    """Text that was cut at its start, with a leading end of a secret redacted."""
+    for secret in secrets:
+        for size in range(min(len(secret), len(text)), 0, -1):
+            if secret.endswith(text[:size]):
+                return REDACTED + text[size:]
+    return text
+
+
+def _unsendable(arguments: dict[str, Any]) -> str | None:
+    """Why the arguments cannot go to a server as JSON (half a surrogate pair from a model,
+    which no UTF-8 can carry), or None."""
+    try:
+        json.dumps(arguments, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError as exc:
+        bad = exc.object[exc.start : exc.end] if isinstance(exc.object, str) else ""
+        shown = "".join(f"\\u{ord(c):04x}" for c in bad[:4])
+        return f"the arguments hold half a surrogate pair ({shown}), which is not text"
+    except (ValueError, RecursionError) as exc:  # nested deeper than Python reads
+        return f"the arguments cannot be written as JSON: {type(exc).__name__}"
+    return None
 
 
 def _result_text(content: Sequence[Any], structured: Any) -> str:

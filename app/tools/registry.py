@@ -1,10 +1,12 @@
 """Which tools are offered, under which names: `[tools]` from the config and what each MCP
 server lists.
 
-Every tool has Triptych's name (what `--use-tools`, `--tool-result` and the screen use) and a
-wire name (what the provider sees). A name two sources offer is qualified on the server side as
-`SERVER.tool`; providers accept only letters, digits, `_` and `-` (at most 64), so the wire
-name is that name with anything else replaced by `_`, made unique.
+Every tool has Triptych's name (what `--use-tools`, `--tool-result`, the screen and the
+approvals use) and a wire name (what the provider sees). Both are unique: a name two sources
+offer is qualified on the server side as `SERVER.tool`, again while a qualified name meets
+another (a server may list a tool called `A.search` itself); what still meets, a server listing
+one name twice, gets `#2`, `#3`. Providers accept only letters, digits, `_` and `-` (at most
+64), so the wire name is that name with anything else replaced by `_`, made unique.
 """
 
 from __future__ import annotations
@@ -91,10 +93,9 @@ class ToolRegistry:
 def build_registry(local: Iterable[ToolConfig], remote: Iterable[RemoteTool]) -> ToolRegistry:
     """`[tools]` first, in config order, then each server's tools in the order listed."""
     local, remote = list(local), list(remote)
-    counts = Counter([t.name for t in local] + [r.name for r in remote])
     tools = [Tool(t.name, "", t.description, t.parameters) for t in local]
-    for r in remote:
-        name = f"{r.server}.{r.name}" if counts[r.name] > 1 else r.name
+    names = _distinct([t.name for t in local], remote)
+    for r, name in zip(remote, names, strict=True):
         tools.append(Tool(name, "", r.description, r.parameters, r.server, r.name))
     taken: set[str] = set()
     named: list[Tool] = []
@@ -103,6 +104,30 @@ def build_registry(local: Iterable[ToolConfig], remote: Iterable[RemoteTool]) ->
         taken.add(wire)
         named.append(Tool(tool.name, wire, *_rest(tool)))
     return ToolRegistry(tuple(named))
+
+
+def _distinct(local: list[str], remote: list[RemoteTool]) -> list[str]:
+    """Each remote tool's name: its own, qualified by its server while it meets another
+    tool's, numbered when even that meets one (the same server listing one name twice)."""
+    names = [r.name for r in remote]
+    qualified = [False] * len(remote)
+    while True:
+        counts = Counter([*local, *names])
+        clashing = [i for i, n in enumerate(names) if counts[n] > 1 and not qualified[i]]
+        if not clashing:
+            break
+        for i in clashing:
+            names[i], qualified[i] = f"{remote[i].server}.{remote[i].name}", True
+    seen = Counter(local)
+    for i, name in enumerate(names):
+        seen[name] += 1
+        if seen[name] > 1:
+            n = seen[name]
+            while f"{name}#{n}" in seen or f"{name}#{n}" in names:
+                n += 1
+            names[i] = f"{name}#{n}"
+            seen[names[i]] += 1
+    return names
 
 
 def _rest(tool: Tool) -> tuple[str, dict[str, Any], str | None, str]:

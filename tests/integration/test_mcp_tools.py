@@ -520,3 +520,16 @@ def test_when_every_server_failed_a_tool_call_is_left_as_before(
     assert "tools" not in fake_provider.requests[0].json
     document = json.loads(out)
     assert (document["rounds"], document["tool_calls"][0]["result"]) == (1, None)
+
+
+def test_a_server_whose_tools_look_like_another_servers_qualified_names_gets_its_own(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, fake_provider: FakeProvider
+) -> None:
+    servers = stdio_server("a") + stdio_server("b") + stdio_server("c", "--prefix", "a.")
+    config = config_file(tmp_path, fake_provider.url, servers)
+    assert cli.main(["tools", "--config", config, "--json"]) == 0
+    listed = json.loads(capsys.readouterr().out)
+    names = [(t["name"], t["server"]) for t in listed]
+    assert ("a.get_weather", "a") in names
+    assert ("c.a.get_weather", "c") in names
+    assert len({name for name, _ in names}) == len(names) == 18

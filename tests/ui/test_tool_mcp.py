@@ -104,7 +104,7 @@ async def test_always_is_remembered_for_the_session(
         assert (
             getattr(app.tools.approvals, remembered)
             == {
-                "tools": {"get_weather"},
+                "tools": {("fake", "get_weather")},  # what runs: (server, its own name)
                 "servers": {"fake"},
             }[remembered]
         )

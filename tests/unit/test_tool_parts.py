@@ -112,7 +112,49 @@ async def test_always_for_this_tool_and_server_are_remembered_for_the_session() 
     assert denied is not None
     assert not denied.runs
     assert asked == ["docs.search", "docs.fetch", "web.get"]
-    assert (policy.tools, policy.servers) == ({"docs.search"}, {"docs"})
+    assert (policy.tools, policy.servers) == ({("docs", "search")}, {"docs"})
+
+
+def test_a_server_naming_a_tool_like_another_servers_qualified_one_is_qualified_too() -> None:
+    registry = build_registry(
+        [ToolConfig("b.search", "local")],
+        [
+            RemoteTool("c", "a.search"),  # before a: its own name would win "a.search"
+            RemoteTool("a", "search"),
+            RemoteTool("b", "search"),
+            RemoteTool("d", "twice"),
+            RemoteTool("d", "twice"),
+        ],
+    )
+    assert [(t.name, t.wire_name, t.server) for t in registry.tools] == [
+        ("b.search", "b_search", None),
+        ("c.a.search", "c_a_search", "c"),
+        ("a.search", "a_search", "a"),
+        ("b.search#2", "b_search_2", "b"),
+        ("d.twice", "d_twice", "d"),
+        ("d.twice#2", "d_twice_2", "d"),
+    ]
+    assert len(set(registry.names)) == len(registry.names)
+    assert registry.named("a.search") == registry.tools[2]
+    assert registry.choose(["a.search"]).names == ["a.search"]
+
+
+async def test_always_for_a_tool_never_covers_another_servers_tool_of_the_same_name() -> None:
+    """A tool is approved as what runs (server, its own name): a second server's tool that
+    names itself like the first's qualified name is still asked about."""
+    asked: list[str] = []
+
+    async def ask(tool: Tool, _call: ToolCall) -> Approval | None:
+        asked.append(f"{tool.server}:{tool.remote_name}")
+        return Approval(Choice.ALWAYS_TOOL)
+
+    first = Tool("a.search", "a_search", "", OBJECT, "a", "search")
+    lookalike = Tool("a.search", "a_search_2", "", OBJECT, "c", "a.search")
+    policy = ApprovalPolicy(ask)
+    await policy.approve(first, call())
+    await policy.approve(lookalike, call())
+    await policy.approve(first, call())
+    assert asked == ["a:search", "c:a.search"]
 
 
 async def test_no_callback_runs_nothing_and_run_all_runs_everything() -> None:
