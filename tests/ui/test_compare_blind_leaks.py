@@ -6,6 +6,7 @@ error is shown whole and the keys come back."""
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import replace
 from pathlib import Path
@@ -14,6 +15,7 @@ from typing import Any
 from textual.command import CommandPalette
 from textual.pilot import Pilot
 
+from app.demo.frames import Answer, frames
 from app.ui.app import TriptychApp
 from app.ui.screens.compare import CompareScreen
 from app.ui.screens.compare_wire import visible_rows
@@ -231,3 +233,34 @@ async def test_no_figure_tells_the_formats_apart_before_the_vote(
             api = pane.provider.api
             assert f"in {INPUT[api]} out" in line, line
             assert ("cache 0%" in line) is (api is Api.RESPONSES), line
+
+
+def without_usage(api: Api, reply: Answer) -> Any:
+    """The answer's frames with no usage in them: a server that reports no counts."""
+    pieces = []
+    for frame in frames(api, reply):
+        if b'"usage"' in frame and frame.startswith(b"data: "):
+            document = json.loads(frame.removeprefix(b"data: "))
+            document.pop("usage")
+            frame = b"data: " + json.dumps(document).encode() + b"\n\n"
+        pieces.append((0.0, frame))
+    return fake.scripted(pieces)
+
+
+async def test_a_format_that_reports_no_counts_shows_the_same_figures_before_the_vote(
+    fakes: dict[Api, FakeProvider], tmp_path: Path
+) -> None:
+    app = blind_app(fakes, tmp_path, blind=True)
+    async with app.run_test(size=WIDE) as pilot:
+        screen = compare_screen(app)
+        for api in INPUT:
+            words = answer("the ", "same ", "words")
+            fakes[api].push(
+                without_usage(api, words) if api is Api.CHAT else fake.stream(api, words)
+            )
+        await ask(pilot, "which one")
+        await wait_until(pilot, lambda: screen.vote_bar.asking, what="the vote bar")
+        await pilot.pause(0.3)
+        lines = [pane.status_bar.render().plain for pane in screen.panes]
+        assert all("complete" in line for line in lines), lines
+        assert len({frozenset(fields(line)) for line in lines}) == 1, lines

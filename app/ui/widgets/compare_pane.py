@@ -199,8 +199,10 @@ class ComparePane(ChatPane):
         stats = self.figures(now)
         if stats is None or self.letter is None:
             return stats
-        usage = None if stats.usage is None else Usage(output_tokens=stats.usage.output_tokens)
-        return replace(stats, cost=None, finish_reason=None, usage=usage)
+        output = None if stats.usage is None else stats.usage.output_tokens
+        # every pane shows an output count (estimated where none came), so that a format
+        # that reports no usage at all shows the same fields as one that does
+        return replace(stats, cost=None, finish_reason=None, usage=Usage(output_tokens=output))
 
     def figures(self, now: float) -> PaneStats | None:
         """The current turn in figures (live while it streams); None before the first prompt.
