@@ -181,9 +181,14 @@ class Attaching:
     file that cannot be attached (missing, a directory, not what its name says) is marked
     under the prompt and keeps the prompt from being sent until it is fixed or taken out."""
 
-    def __init__(self, chips: AttachmentChips, root: Path) -> None:
+    def __init__(
+        self, chips: AttachmentChips, root: Path, *, said: Callable[[str], str] = str
+    ) -> None:
+        """`said`: how a problem is put under the prompt (a blind comparison's names no
+        provider)."""
         self.chips = chips
         self.root = root
+        self.said = said
         # while editing: the chips, handled, refused and sent mentions set aside
         self._stashed: tuple[list[Attachment], set[str], dict[str, str], dict[str, str]] | None = (
             None
@@ -211,22 +216,23 @@ class Attaching:
         self._stashed = None
         await self.chips.clear()
 
-    async def mentions_closed(
-        self, text: str, provider: Providers, pasted: Collection[str] = ()
-    ) -> str | None:
-        """Attach the mentions the user has moved on from that name something; `pasted` (the
-        mentions that came in pasted text) stay text. What to tell the user: why the first
-        that cannot be attached cannot (each is tried once), else a word about a pasted one
-        that names a file, else None."""
-        chips = self.chips
+    def pasted(self, tokens: Collection[str]) -> str | None:
+        """These mentions came in pasted text: they stay text. A word for the user when one
+        names a file (which a typed mention would have attached), else None."""
         said = None
-        for token in pasted:
-            if token not in chips.handled and existing(token, self.root) is not None:
-                said = said or PASTED.format(token=token)
-            chips.handled.add(token)
+        for token in tokens:
+            if token not in self.chips.handled and existing(token, self.root) is not None:
+                said = said or PASTED.format(token=clean_line(token))
+            self.chips.handled.add(token)
+        return said
+
+    async def mentions_closed(self, text: str, provider: Providers) -> str | None:
+        """Attach the mentions the user has moved on from that name something; the message
+        of the first that cannot be attached (each is tried once), else None."""
+        chips = self.chips
         if "@" not in text:
             await chips.mark({})
-            return said  # typed on every key: most prompts mention nothing
+            return None  # typed on every key: most prompts mention nothing
         problem = None
         present = set(mentions(text))
         refused = {t: why for t, why in chips.refused.items() if t in present}
@@ -239,14 +245,14 @@ class Attaching:
             try:
                 attachment = load(path, provider)
             except AttachmentError as exc:
-                refused[token] = _reason(str(exc), path)
+                refused[token] = self.said(_reason(str(exc), path))
                 problem = problem or str(exc)
                 continue
             chips.handled.add(token)
             chips.sent[token] = sent_as(token, path, self.root)
             await chips.add(attachment)
         await chips.mark(refused)
-        return problem or said
+        return problem
 
     async def for_send(self, text: str, provider: Providers) -> Outgoing:
         """`text` as it is sent, with every file to send: the chips and the mentions not
@@ -268,7 +274,7 @@ class Attaching:
                     continue
                 found.append((token, path, load(path, provider)))
             except AttachmentError as exc:
-                refused[token] = _reason(str(exc), path)
+                refused[token] = self.said(_reason(str(exc), path))
                 problem = problem or str(exc)
         await chips.mark(refused)
         if problem is not None:

@@ -335,9 +335,10 @@ class ChatScreen(BranchKeys, Screen[None]):
 
     async def on_text_area_changed(self, event: TextArea.Changed) -> None:
         if event.text_area is self.prompt:  # `@path ` typed: attached as the user moves on
-            problem = await self.attaching.mentions_closed(
-                self.prompt.text, self.pane.provider, self.prompt.take_pasted()
-            )
+            pasted = self.attaching.pasted(self.prompt.take_pasted())
+            if pasted is not None:
+                self.notify(pasted, severity="warning", markup=False)
+            problem = await self.attaching.mentions_closed(self.prompt.text, self.pane.provider)
             if problem is not None:
                 self.notify(problem, severity="error", markup=False)
 

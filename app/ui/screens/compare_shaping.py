@@ -54,7 +54,7 @@ class CompareShaping:
     def __init__(self) -> None:
         super().__init__()
         self.chips = AttachmentChips(id="attachments")  # files for the next prompt
-        self.attaching = Attaching(self.chips, Path.cwd())
+        self.attaching = Attaching(self.chips, Path.cwd(), said=self._said)
         self.shared_params: RequestParams | None = None  # the panel's, before each pane's fit
         self.system_shown = ""  # the header's `system: NAME` (set by the app's flows)
 
@@ -135,8 +135,10 @@ class CompareShaping:
     async def on_text_area_changed(self, event: TextArea.Changed) -> None:
         if event.text_area is self.prompt:  # `@path ` typed: attached as the user moves on
             providers = [pane.provider for pane in self.panes]
-            pasted = self.prompt.take_pasted()
-            problem = await self.attaching.mentions_closed(self.prompt.text, providers, pasted)
+            pasted = self.attaching.pasted(self.prompt.take_pasted())
+            if pasted is not None:
+                self.notify(pasted, severity="warning", markup=False)
+            problem = await self.attaching.mentions_closed(self.prompt.text, providers)
             if problem is not None:
                 self.notify(self._said(problem), severity="error", markup=False)
 
