@@ -54,7 +54,10 @@ def pane_status_segments(
     blind: bool = False,
 ) -> list[Segment]:
     """`stats` describe the turn as it stands (live while it streams); None before a prompt.
-    `blind`: without a failure's code, whose words can name the provider."""
+    `blind`: without a failure's code, whose words can name the provider, and without the
+    input and cache counts: each format counts the same prompt's input differently (9, 14 and
+    16 tokens for one demo prompt) and only some report a cache at all (Responses always says
+    `cache 0%`), so either would tell the formats apart."""
     if stats is None or turn is None or watch is None:
         return [(READY, DIM)]
     word = watch.state_word(turn)
@@ -76,8 +79,9 @@ def pane_status_segments(
     else:  # a stored answer cut off by a crash has no end time
         parts.append(("–s", DIM))
     if stats.usage is not None:
-        parts.append((_usage(stats, turn, watch.chars), DIM))
-        parts.extend(cache_segment(turn))
+        parts.append((_usage(stats, turn, watch.chars, blind=blind), DIM))
+        if not blind:
+            parts.extend(cache_segment(turn))
     if stats.finish_reason:
         parts.append((clean_line(f"finish {stats.finish_reason}"), DIM))
     if stats.cost is not None:
@@ -87,7 +91,7 @@ def pane_status_segments(
     return parts
 
 
-def _usage(stats: PaneStats, turn: Turn, chars: int) -> str:
+def _usage(stats: PaneStats, turn: Turn, chars: int, *, blind: bool = False) -> str:
     """As in the chat's status bar: a reported output count is final only once the stream
     completed (Messages' `message_start` says 1); until then it is estimated and marked `~`."""
     usage = stats.usage
@@ -99,6 +103,8 @@ def _usage(stats: PaneStats, turn: Turn, chars: int) -> str:
     output = show(usage.output_tokens)
     if turn.status is not TurnStatus.COMPLETE or usage.output_tokens is None:
         output = f"~{estimate_tokens(chars)}" if chars > 0 else "–"
+    if blind:
+        return f"out {output}"
     cached = f" cached {usage.cached_tokens}" if usage.cached_tokens else ""
     return f"in {show(usage.input_tokens)} out {output}{cached}"
 

@@ -81,7 +81,11 @@ def cache_segment(turn: Turn | None) -> list[Segment]:
 
 
 def sentence(text: str) -> str:
-    """An error message as a sentence: its first letter a capital (the rest is left alone)."""
+    """An error message as a sentence: its first letter a capital (the rest is left alone).
+    One that opens with `provider 'name'` (the app's own words about a setting, e.g. a key
+    never sent) stays as written, the same words `ask` prints and a search finds."""
+    if text.startswith("provider '"):
+        return text
     return text[:1].upper() + text[1:]
 
 

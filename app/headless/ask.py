@@ -37,6 +37,7 @@ from app.headless.ask_tools import (
     started_tools,
 )
 from app.providers.client import ProviderClient, Timing
+from app.providers.errors import names_tools
 from app.providers.params import RequestParams
 from app.providers.record import Recorder
 from app.settings.config import ProviderConfig
@@ -312,11 +313,17 @@ class _Printer:
         turn, timing = outcome.last, outcome.rounds[-1].timing
         limit = self.job.tools.rounds
         note = end_note(outcome, limit)
-        if turn.status is TurnStatus.FAILED and len(outcome.rounds) == 1 and self.offered:
+        failure = failure_line(turn)
+        if failure is not None and not self.job.question.json_output:
+            # The failure's own words first: whatever else stderr says is about it.
+            self.stderr.write(scrub(clean(failure), secrets) + "\n")
+        if len(outcome.rounds) == 1 and self.offered and names_tools(turn.error):
             note = (
                 f"the request offered tools ({', '.join(self.offered)}): if the provider "
                 "rejected one's schema, leave it out with --use-tools, or use --no-tools"
             )
+            if failure is not None and self.job.question.json_output:
+                self.stderr.write(scrub(clean(failure), secrets) + "\n")
         if note is not None:
             self.stderr.write(f"triptych: {note}\n")
             self.stderr.flush()
@@ -340,7 +347,7 @@ class _Printer:
         ]
         write_tool_calls(unanswered, self.stderr, secrets)
         write_server_tools(turn, self.stderr, secrets)
-        line = summary_line(self.job.provider, turn, timing)
+        line = summary_line(self.job.provider, turn, timing, failure=False)
         if len(outcome.rounds) > 1:
             first, _, rest = line.partition("\n")
             line = f"{first} · {len(outcome.rounds)} requests" + (f"\n{rest}" if rest else "")
@@ -385,8 +392,19 @@ def answer_json(provider: ProviderConfig, turn: Turn, timing: Timing) -> dict[st
     }
 
 
-def summary_line(provider: ProviderConfig, turn: Turn, timing: Timing) -> str:
-    """provider · model · status · usage · times, then why it ended early if it did."""
+def failure_line(turn: Turn) -> str | None:
+    """`error: CODE: MESSAGE` for a failed turn."""
+    if turn.error is None:
+        return None
+    code = f"{turn.error.code}: " if turn.error.code else ""
+    return f"error: {code}{turn.error.message}"
+
+
+def summary_line(
+    provider: ProviderConfig, turn: Turn, timing: Timing, *, failure: bool = True
+) -> str:
+    """provider · model · status · usage · times, then why it ended early if it did
+    (`failure`: a failure too, unless it was said already)."""
     parts = [provider.name, provider.model, turn.status.value]
     if turn.finish_reason:
         parts.append(f"finish {turn.finish_reason}")
@@ -402,9 +420,10 @@ def summary_line(provider: ProviderConfig, turn: Turn, timing: Timing) -> str:
     if timing.duration_ms is not None:
         parts.append(f"{timing.duration_ms / 1000:.1f} s")
     line = " · ".join(parts)
-    if turn.error is not None:
-        code = f"{turn.error.code}: " if turn.error.code else ""
-        line += f"\nerror: {code}{turn.error.message}"
+    said = failure_line(turn)
+    if said is not None:
+        if failure:
+            line += f"\n{said}"
     elif turn.status is TurnStatus.INTERRUPTED:
         line += f"\ninterrupted: {turn.interruption or 'the stream ended before its last event'}"
     elif turn.status is TurnStatus.STOPPED:
@@ -424,6 +443,7 @@ __all__ = [
     "AskJob",
     "Question",
     "answer_json",
+    "failure_line",
     "run_ask",
     "serve_demo",
     "summary_line",

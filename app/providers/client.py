@@ -29,6 +29,7 @@ from dataclasses import replace
 from enum import Enum
 from importlib.util import find_spec
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -39,6 +40,7 @@ from app.providers.errors import (
     ProviderError,
     html_text,
     http_error,
+    no_key_message,
     not_found_hint,
     stream_cut_reason,
     transport_error,
@@ -49,6 +51,7 @@ from app.providers.record import RecordedExchange, Recorder
 from app.providers.requests import ProviderRequest, build_request, endpoint_url, request_headers
 from app.providers.timing import Timing
 from app.settings.config import ProviderConfig
+from app.settings.paths import config_path
 from app.settings.redaction import (
     REDACTED,
     Redactor,
@@ -412,6 +415,8 @@ class ProviderClient:
             run.usage_rejected = True  # `stream` asks again without it
             run.record_end("eof")
             return
+        if response.status_code in (401, 403) and not self._sends_key():
+            message = no_key_message(self.provider.name, self.provider.source or config_path())
         if response.status_code == 404:
             method, url = response.request.method, str(response.request.url)
             provider = self.provider
@@ -425,6 +430,21 @@ class ProviderClient:
             message += f" (redirected to {where}: check the provider's base_url)"
         run.fail(error.code, message)
         run.record_end("eof")
+
+    def _sends_key(self) -> bool:
+        """Whether requests carry a credential: the key, or a header or URL of the provider's
+        own that looks like one (a refusal then is about that credential, not its absence)."""
+        if self._key:
+            return True
+        target = self._target
+        named = [name.lower() for name in target.headers]
+        if any(word in name for name in named for word in ("auth", "key", "token")):
+            return True
+        try:
+            query = urlsplit(target.base_url).query.lower()
+        except ValueError:
+            return False
+        return any(word in query for word in ("key=", "token=", "auth"))
 
     async def _read_body(self, run: _Run, response: httpx.Response) -> None:
         unreadable = _unreadable_encoding(response.headers.get("content-encoding", ""))

@@ -17,6 +17,7 @@ import re
 import ssl
 from collections.abc import Iterable
 from email.utils import parsedate_to_datetime
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -74,6 +75,24 @@ def http_error(
         text += f" (retry after {wait})"
     # A JSON body may spell lone surrogates (`\ud800`): no UTF-8 writer accepts them.
     return StreamError(mend(code) if code else f"http_{status}", mend(text))
+
+
+_NAMES_TOOLS = re.compile(r"tool|function|schema", re.IGNORECASE)
+_TOOLS_STATUS = re.compile(r"HTTP 4(00|22)\b")
+
+
+def names_tools(error: StreamError | None) -> bool:
+    """Whether a failure may be the tools' doing: a 400 or 422 whose code or message names
+    tools, functions or a schema. Anything else (a 401, an unknown model, an error inside
+    the stream) has its own cause, and a hint about the tools' schemas would mislead."""
+    if error is None or not _TOOLS_STATUS.match(error.message):
+        return False
+    return bool(_NAMES_TOOLS.search(f"{error.code or ''} {error.message}"))
+
+
+def no_key_message(provider: str, config: Path) -> str:
+    """A 401 or 403 to a request that carried no key: the missing setting is the cause."""
+    return f"provider '{provider}' sends no API key; set `api_key_env` in {config}"
 
 
 _VERSION_SEGMENT = re.compile(r"/v\d+[a-z0-9]*/")  # /v1/, /v1beta/, /v4/
@@ -308,6 +327,8 @@ __all__ = [
     "error_in_document",
     "html_text",
     "http_error",
+    "names_tools",
+    "no_key_message",
     "scrub",
     "stream_cut_reason",
     "transport_error",

@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import io
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from app import cli
-from app.demo.frames import Answer, ToolUse
+from app.demo.frames import INTERRUPTED_MESSAGE, Answer, ToolUse
 from app.wire.engine import Api
 from tests.fakes import provider as fake
 from tests.fakes.provider import FakeProvider
@@ -369,3 +370,90 @@ def test_record_keeps_every_request_of_the_loop(
     requests = [line for line in lines if line["type"] == "request"]
     assert len(requests) == 2
     assert [line["type"] for line in lines].count("end") == 2
+
+
+NO_KEY = "provider 'fake' sends no API key; set `api_key_env` in {config}"
+WRONG_MODEL = "The model `m-1` does not exist or you do not have access to it."
+SCHEMA_HINT = "the request offered tools (get_weather)"
+
+
+@pytest.mark.parametrize(
+    ("reply", "first"),
+    [
+        (fake.http_error(Api.CHAT, 401, "invalid_api_key", "No API key."), NO_KEY),
+        (fake.http_error(Api.CHAT, 403, "forbidden", "Not allowed."), NO_KEY),
+        (
+            fake.http_error(Api.CHAT, 404, "model_not_found", WRONG_MODEL),
+            f"error: model_not_found: HTTP 404: {WRONG_MODEL}",
+        ),
+        (
+            fake.stream(Api.CHAT, replace(FINAL, error_after=1)),
+            f"error: stream_interrupted: {INTERRUPTED_MESSAGE}",
+        ),
+    ],
+    ids=["401", "403", "404-model", "mid-stream"],
+)
+def test_a_failure_that_is_not_the_tools_says_its_own_words_first(
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    fake_provider: FakeProvider,
+    reply: Any,
+    first: str,
+) -> None:
+    """With tools offered, a failure the tools did not cause has no word about their schemas:
+    its own message is the first line of stderr (a provider sending no key names the setting)."""
+    config = config_file(tmp_path, Api.CHAT, fake_provider.url)
+    for flags in ((), ("--json",)):
+        fake_provider.push(reply)
+        code, _, err = ask(capsys, config, *flags)
+        assert code == 1
+        assert SCHEMA_HINT not in err
+        if not flags:
+            line = err.splitlines()[0]
+            assert line.startswith("error: "), err
+            assert first.format(config=config) in line, err
+            if first is NO_KEY:  # exactly that, after the provider's code
+                assert line.endswith(": " + NO_KEY.format(config=config)), line
+
+
+def test_a_key_that_is_sent_and_refused_is_the_providers_own_words(
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    fake_provider: FakeProvider,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("FAKE_KEY", "sk-wrong-0123456789")
+    config = config_file(tmp_path, Api.CHAT, fake_provider.url, TOOLS, "")
+    text = Path(config).read_text(encoding="utf-8")
+    Path(config).write_text(
+        text.replace('model = "m-1"\n', 'model = "m-1"\napi_key_env = "FAKE_KEY"\n'),
+        encoding="utf-8",
+    )
+    fake_provider.push(fake.http_error(Api.CHAT, 401, "invalid_api_key", "Incorrect API key."))
+    code, _, err = ask(capsys, config)
+    assert code == 1
+    assert err.splitlines()[0] == "error: invalid_api_key: HTTP 401: Incorrect API key."
+    assert "sends no API key" not in err
+    assert SCHEMA_HINT not in err
+
+
+def test_the_schema_hint_follows_a_400_that_names_the_tools(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, fake_provider: FakeProvider
+) -> None:
+    config = config_file(tmp_path, Api.CHAT, fake_provider.url)
+    message = "tools[0].function.parameters: 'object' is not valid"
+    for status, body, hinted in [
+        (400, message, True),
+        (422, "Invalid schema for function 'get_weather'", True),
+        (400, "max_tokens is too large", False),
+        (500, message, False),
+    ]:
+        fake_provider.push(fake.http_error(Api.CHAT, status, "bad_request", body))
+        code, _, err = ask(capsys, config)
+        assert code == 1
+        lines = err.splitlines()
+        assert lines[0].startswith("error: bad_request: HTTP "), err
+        assert body in lines[0]
+        assert (SCHEMA_HINT in err) is hinted, (status, body, err)
+        if hinted:
+            assert SCHEMA_HINT in lines[1]

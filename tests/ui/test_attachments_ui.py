@@ -33,6 +33,7 @@ from tests.ui.helpers import SIZE, fake_config, make_app, screen_text, wait_draw
 from tests.ui.scripted import Step, scripted_app
 
 NOTES = b"hello notes\n"
+NOT_SENT = "Not sent: fix the file, or take the @ off its name to send it as text."
 PROMPT = "compare @notes.md and @shot.png"
 DATA_URL = "data:image/png;base64," + base64.b64encode(PNG).decode()
 NOTES_PART = '<file name="notes.md">\nhello notes\n</file>'
@@ -106,6 +107,11 @@ def chips(app: TriptychApp) -> list[str]:
 
 def notices(app: TriptychApp) -> list[str]:
     return [str(n.message) for n in app._notifications]
+
+
+def refused(app: TriptychApp) -> list[str]:
+    """The mentions marked under the prompt as ones that cannot be attached."""
+    return [str(m.render()) for m in app.screen.query("RefusedMention")]
 
 
 def prompt(app: TriptychApp) -> PromptInput:
@@ -215,7 +221,7 @@ BAD_MENTIONS = [
 
 
 @pytest.mark.parametrize(("typed", "message"), BAD_MENTIONS)
-async def test_a_mention_that_cannot_be_attached_is_said_once_and_stays_text(
+async def test_a_mention_that_cannot_be_attached_is_said_once_marked_and_not_sent(
     typed: str, message: str, files: Path, fake_provider: FakeProvider, tmp_path: Path
 ) -> None:
     app = make_app(fake_config(fake_provider), tmp_path)
@@ -225,29 +231,48 @@ async def test_a_mention_that_cannot_be_attached_is_said_once_and_stays_text(
         said = notices(app)
         assert said == [f"{files}/{message}"]
         assert prompt(app).text == typed
+        token, _, reason = message.partition(": ")
+        assert refused(app) == [f"✖ @{token}: {reason}"]
+        assert f"✖ @{token}: {reason}" in screen_text(app)
+        await pilot.press("enter")  # refused while the mention is there: the draft kept
+        await pilot.pause()
+        assert notices(app)[-1] == f"{files}/{message}. {NOT_SENT}"
+        assert prompt(app).text == typed
     assert fake_provider.requests == []
 
 
-async def test_a_missing_file_named_on_send_keeps_the_prompt_and_enter_again_sends_text(
+async def test_a_missing_file_named_on_send_keeps_the_prompt_and_sends_nothing(
     files: Path, fake_provider: FakeProvider, tmp_path: Path
 ) -> None:
+    """Marked under the prompt; Enter, again and again, sends nothing until the mention is
+    taken out; then the prompt goes with the file that was attached."""
     fake_provider.push(fake.stream(Api.CHAT))
     app = make_app(fake_config(fake_provider), tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await type_in(pilot, "summarise @notes.md and @nothere.md")
-        await pilot.press("enter")
-        await pilot.pause()
+        for _ in range(2):
+            await pilot.press("enter")
+            await pilot.pause()
+            assert prompt(app).text == "summarise @notes.md and @nothere.md"
+            assert chips(app) == ["notes.md"]  # kept, not sent
+            assert refused(app) == [f"✖ @nothere.md: no such file (in {files})"]
         assert notices(app) == [
-            f"@nothere.md: no such file (in {files}); Enter again sends it as text"
+            f"@nothere.md: no such file (in {files}). {NOT_SENT}",
+            f"@nothere.md: no such file (in {files}). {NOT_SENT}",
         ]
-        assert prompt(app).text == "summarise @notes.md and @nothere.md"
-        assert chips(app) == ["notes.md"]  # kept, not sent
         assert fake_provider.requests == []
+        field = prompt(app)
+        field.load_text("summarise @notes.md and nothere.md")  # the @ taken off
+        await pilot.pause()
+        assert refused(app) == []
+        field.focus()
         await pilot.press("enter")
         await wait_drawn(pilot)
         (user,) = fake_provider.requests[-1].json["messages"]
-        assert [part["type"] for part in user["content"]] == ["text", "text"]
-        assert user["content"][0]["text"] == "summarise @notes.md and @nothere.md"
+        assert user["content"] == [
+            {"type": "text", "text": "summarise @notes.md and nothere.md"},
+            {"type": "text", "text": NOTES_PART},
+        ]
 
 
 async def test_a_mention_of_someone_is_plain_text(

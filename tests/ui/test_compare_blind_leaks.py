@@ -6,14 +6,19 @@ error is shown whole and the keys come back."""
 
 from __future__ import annotations
 
+import json
+import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from textual.command import CommandPalette
 from textual.pilot import Pilot
 
+from app.demo.frames import Answer, frames
 from app.ui.app import TriptychApp
 from app.ui.screens.compare import CompareScreen
+from app.ui.screens.compare_wire import visible_rows
 from app.wire.engine import Api
 from tests.fakes import provider as fake
 from tests.fakes.provider import FakeProvider
@@ -182,3 +187,80 @@ async def test_a_second_blind_round_hides_the_first_rounds_answers_until_its_vot
         after = screen_text(app)
         assert all(text in after for text in FIRST.values())  # restored after the vote
         assert HIDDEN_NOTE not in after
+
+
+# One prompt's input as each format counts it (the demo's were 9, 14 and 16), no cache hit:
+# Responses alone reports its cache (`cache 0%`), the others say nothing of one.
+INPUT = {Api.CHAT: 9, Api.MESSAGES: 14, Api.RESPONSES: 16}
+FIGURE = re.compile(r"[A-Za-z][A-Za-z/]*")
+
+
+def fields(line: str) -> set[str]:
+    """The names of the figures on a status line (`TTFT`, `tok/s`, `in`, `cache`...)."""
+    return set(FIGURE.findall(line))
+
+
+async def test_no_figure_tells_the_formats_apart_before_the_vote(
+    fakes: dict[Api, FakeProvider], tmp_path: Path
+) -> None:
+    """Every pane's status line names the same figures, the ranking and the timelines count
+    nothing a format reports its own way, and the counts come back with the vote."""
+    app = blind_app(fakes, tmp_path, blind=True)
+    async with app.run_test(size=WIDE) as pilot:
+        screen = compare_screen(app)
+        for api, tokens in INPUT.items():
+            words = answer("the ", "same ", "words")
+            fakes[api].push(fake.stream(api, replace(words, input_tokens=tokens, cached_tokens=0)))
+        await ask(pilot, "which one")
+        await wait_until(pilot, lambda: screen.vote_bar.asking, what="the vote bar")
+        await pilot.press("f4")  # the timelines too
+        await wait_until(pilot, lambda: len(visible_rows(screen.panes)) == 3, what="timelines")
+        await pilot.pause(0.3)
+        lines = [pane.status_bar.render().plain for pane in screen.panes]
+        assert all("complete" in line for line in lines), lines
+        assert len({frozenset(fields(line)) for line in lines}) == 1, lines
+        shown = screen_text(app)
+        for tokens in INPUT.values():
+            assert f"in {tokens} " not in shown
+        assert "cache" not in shown
+        assert "ranking" in shown  # it is shown, with nothing a format counts its own way
+
+        screen.vote_bar.focus()
+        await pilot.press("1")
+        await pilot.pause()
+        after = [pane.status_bar.render().plain for pane in screen.panes]
+        for pane, line in zip(screen.panes, after, strict=True):
+            api = pane.provider.api
+            assert f"in {INPUT[api]} out" in line, line
+            assert ("cache 0%" in line) is (api is Api.RESPONSES), line
+
+
+def without_usage(api: Api, reply: Answer) -> Any:
+    """The answer's frames with no usage in them: a server that reports no counts."""
+    pieces = []
+    for frame in frames(api, reply):
+        if b'"usage"' in frame and frame.startswith(b"data: "):
+            document = json.loads(frame.removeprefix(b"data: "))
+            document.pop("usage")
+            frame = b"data: " + json.dumps(document).encode() + b"\n\n"
+        pieces.append((0.0, frame))
+    return fake.scripted(pieces)
+
+
+async def test_a_format_that_reports_no_counts_shows_the_same_figures_before_the_vote(
+    fakes: dict[Api, FakeProvider], tmp_path: Path
+) -> None:
+    app = blind_app(fakes, tmp_path, blind=True)
+    async with app.run_test(size=WIDE) as pilot:
+        screen = compare_screen(app)
+        for api in INPUT:
+            words = answer("the ", "same ", "words")
+            fakes[api].push(
+                without_usage(api, words) if api is Api.CHAT else fake.stream(api, words)
+            )
+        await ask(pilot, "which one")
+        await wait_until(pilot, lambda: screen.vote_bar.asking, what="the vote bar")
+        await pilot.pause(0.3)
+        lines = [pane.status_bar.render().plain for pane in screen.panes]
+        assert all("complete" in line for line in lines), lines
+        assert len({frozenset(fields(line)) for line in lines}) == 1, lines

@@ -175,6 +175,14 @@ async def test_a_blind_comparison_names_no_provider_in_the_panel_or_its_messages
         await wait_until(pilot, lambda: HIDDEN_LIMIT in notices(app), what="the limit")
         assert screen.prompt.text == "see @notes.md"  # nothing typed is lost
         assert leaks("\n".join(notices(app))) == []
+        tiny = AttachmentLimits(max_files=4, max_file_mb=0.000001, max_total_mb=1)
+        for pane in screen.panes:  # too big for every pane: the mark under the prompt too
+            pane.provider = replace(pane.provider, attachments=tiny)
+        screen.prompt.focus()
+        await pilot.press("end", "space")
+        await wait_until(pilot, lambda: "✖ @notes.md" in screen_text(app), what="the mark")
+        assert f"✖ @notes.md: {HIDDEN_LIMIT}" in screen_text(app)
+        assert leaks(screen_text(app)) == []
 
 
 async def test_e_in_a_pane_gives_back_the_prompts_file_and_sends_the_chips_left(

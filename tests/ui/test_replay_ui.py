@@ -30,7 +30,12 @@ def isolated(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("TRIPTYCH_CONFIG", raising=False)
 
 
-def record(tmp_path: Path, capsys: pytest.CaptureFixture[str], compare: str = "") -> Path:
+def record(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    compare: str = "",
+    prompt: str = "reverse the words",
+) -> Path:
     path = tmp_path / "r.jsonl"
     with FakeProvider() as server:
         if compare:
@@ -50,7 +55,7 @@ def record(tmp_path: Path, capsys: pytest.CaptureFixture[str], compare: str = ""
         else:
             server.push(fake.stream(Api.CHAT))
             base = ["ask", "--api", "chat", "--base-url", server.url, "--model", "m-1"]
-        cli.main([*base, "--json", "--record", str(path), "reverse the words"])
+        cli.main([*base, "--json", "--record", str(path), prompt])
     err = capsys.readouterr().err
     assert path.exists(), err
     return path
@@ -182,3 +187,23 @@ def test_speed_goes_with_ui_and_a_broken_file_is_said(
     broken.write_text('{"not": "ours"}\n', encoding="utf-8")
     assert cli.main(["replay", str(broken), "--ui"]) == 2
     assert "cannot replay" in capsys.readouterr().err
+
+
+async def test_a_recorded_prompt_naming_a_file_replays_without_reading_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`@gone.png` in a recorded prompt is the recording's text: no file is looked for (none
+    is there), so nothing stops the replay."""
+    monkeypatch.chdir(tmp_path)
+    asked = "what is in @gone.png and @notes.md"
+    path = await asyncio.to_thread(record, tmp_path, capsys, prompt=asked)
+    recorded = read_recording(path)
+    with ReplayServer(recorded, speed=None) as server:
+        app = replay_app(server, replay_plan(recorded, ["replay 1"]), tmp_path)
+        async with app.run_test(size=(200, 60)) as pilot:
+            await wait_until(
+                pilot, lambda: app.pane.turn is not None and app.pane.turn.done, what="replayed"
+            )
+            assert app.pane.turn is not None
+            assert app.pane.turn.status is TurnStatus.COMPLETE
+        assert len(server.requests) == 1

@@ -4,6 +4,7 @@ and the round limit."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -430,3 +431,31 @@ async def test_a_long_result_opens_and_closes_with_enter_once_shift_tab_reaches_
         assert "line 20" not in outcome.result_text
         await pilot.press("tab")
         assert app.focused is app.screen.query_one("#prompt")
+
+
+@pytest.mark.parametrize(
+    ("reply", "said"),
+    [
+        (
+            fake.http_error(Api.CHAT, 401, "invalid_api_key", "No API key."),
+            "provider 'fake' sends no API key; set `api_key_env` in",
+        ),
+        (
+            fake.http_error(Api.CHAT, 404, "model_not_found", "The model `m-1` does not exist."),
+            "The model `m-1` does not exist.",
+        ),
+        (fake.stream(Api.CHAT, replace(FINAL, error_after=1)), "interrupted the response"),
+    ],
+    ids=["401", "404-model", "mid-stream"],
+)
+async def test_a_failure_the_tools_did_not_cause_says_nothing_of_their_schemas(
+    tmp_path: Path, fake_provider: FakeProvider, reply: Any, said: str
+) -> None:
+    fake_provider.push(reply)
+    app = make_app(tools_config(fake_provider), tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, PROMPT)
+        await wait_idle(pilot)
+        assert said in " ".join(screen_text(app).split())
+        notes = [str(n.message) for n in app._notifications]
+        assert not any("offered tools" in n for n in notes), notes

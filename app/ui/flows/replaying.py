@@ -15,6 +15,7 @@ from app.headless.replay_plan import ReplayPlan
 from app.ui.flows.host import ChatHost
 from app.ui.screens.chat import ChatScreen
 from app.ui.screens.compare import CompareScreen
+from app.ui.widgets.at_paths import mentions
 from app.ui.widgets.prompt import PromptInput
 from app.wire.turn import Turn, TurnStatus
 
@@ -39,6 +40,10 @@ async def run_replay(host: ChatHost, plan: ReplayPlan) -> None:
             if host.pane.provider.name != provider.name:
                 await host.use_provider(provider, provider.model)
         before = [id(turn) for turn in _turns(host)]
+        if isinstance(screen, ChatScreen | CompareScreen):
+            # The recording's words, not a request to read files: an `@name` in them attaches
+            # nothing (the file may be gone, or another by that name), as if it were pasted.
+            screen.attaching.chips.handled.update(mentions(prompt))
         prompt_input = screen.query_one(PromptInput)
         prompt_input.post_message(PromptInput.Submitted(prompt_input, prompt))
         while True:  # until every pane has a new turn, and it ended

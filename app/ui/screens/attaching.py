@@ -5,14 +5,18 @@ A mention is attached once the user moves on from it (a space after it) when som
 that path, and the ones left when the prompt is sent, before it is sent. Each file is read and
 recognised by `load_attachment` within the chat provider's per-file limit, and all of them are
 checked against its limits before the request (`check_limits`): a missing file, a directory,
-one too big or not what its name says is a clear message, and the prompt and the chips stay as
-they were. A mention that names nothing is text (`@someone`), unless it reads as a file name
-(`@notes.md`), which is a typo worth saying before anything is sent.
+one too big or not what its name says is a clear message, the mention is marked under the
+prompt, and Enter sends nothing while it is there (the prompt and the chips stay as they were).
+A mention that names nothing is text (`@someone`), unless it reads as a file name
+(`@notes.md`), which is a typo worth saying before anything is sent. Mentions in pasted text
+attach nothing. The provider reads an attached mention as the file's name alone: the folders
+it was found in are the user's business, not the provider's.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -31,7 +35,15 @@ from app.providers.attachments import (
     read_limit,
 )
 from app.settings.config import ProviderConfig
-from app.ui.widgets.at_paths import PathSuggester, existing, looks_like_a_file, mentions, resolve
+from app.ui.widgets.at_paths import (
+    MENTION,
+    PathSuggester,
+    existing,
+    looks_like_a_file,
+    mentions,
+    resolve,
+    sent_as,
+)
 from app.ui.widgets.attachment_chips import AttachmentChips, describe
 from app.wire.attachment import Attachment
 from app.wire.turn_status import TurnStatus
@@ -139,19 +151,60 @@ def refused_with_files(turn: Turn, attachments: tuple[Attachment, ...]) -> str |
     return EDIT_HINT if refused and attachments else None
 
 
-class Attaching:
-    """The chat screen's attachments: its chips, the directory mentions are read from."""
+@dataclass(frozen=True, slots=True)
+class Outgoing:
+    """A prompt ready to send: its text as the provider reads it (attached mentions by the
+    file's name only) and its files."""
 
-    def __init__(self, chips: AttachmentChips, root: Path) -> None:
+    text: str
+    attachments: tuple[Attachment, ...]
+
+
+def _reason(message: str, path: Path | None) -> str:
+    """An AttachmentError's message without the path it opens with (the mark names it)."""
+    shown = f"{path}: " if path is not None else ""
+    return message.removeprefix(shown) if shown else message.partition(": ")[2] or message
+
+
+PASTED = (
+    "Pasted text is sent as text: its @{token} attaches nothing. Type or complete an @path "
+    "(or ctrl+p “Attach file…”) to attach a file."
+)
+REFUSED = "{problem}. Not sent: fix the file, or take the @ off its name to send it as text."
+
+
+class Attaching:
+    """The chat screen's attachments: its chips, the directory mentions are read from.
+
+    A mention is attached only when typed or completed in the prompt: one that came in pasted
+    text stays text (pasted text is not read as a request to send a file). One that names a
+    file that cannot be attached (missing, a directory, not what its name says) is marked
+    under the prompt and keeps the prompt from being sent until it is fixed or taken out."""
+
+    def __init__(
+        self, chips: AttachmentChips, root: Path, *, said: Callable[[str], str] = str
+    ) -> None:
+        """`said`: how a problem is put under the prompt (a blind comparison's names no
+        provider)."""
         self.chips = chips
         self.root = root
-        self._stashed: tuple[list[Attachment], set[str]] | None = None  # while editing
+        self.said = said
+        # while editing: the chips, handled, refused and sent mentions set aside
+        self._stashed: tuple[list[Attachment], set[str], dict[str, str], dict[str, str]] | None = (
+            None
+        )
 
     async def edit(self, text: str, attachments: tuple[Attachment, ...]) -> None:
         """The last prompt is being edited: its files become the chips (one can be removed,
         e.g. an image the provider refused); the chips there were come back on `cancel`."""
         if self._stashed is None:
-            self._stashed = (list(self.chips.attachments), set(self.chips.handled))
+            chips = self.chips
+            self._stashed = (
+                list(chips.attachments),
+                set(chips.handled),
+                dict(chips.refused),
+                dict(chips.sent),
+            )
         await self.chips.replace(attachments, set(mentions(text)))  # its mentions are in them
 
     async def cancel(self) -> None:
@@ -163,32 +216,55 @@ class Attaching:
         self._stashed = None
         await self.chips.clear()
 
+    def pasted(self, tokens: Collection[str]) -> str | None:
+        """These mentions came in pasted text: they stay text. A word for the user when one
+        names a file (which a typed mention would have attached), else None."""
+        said = None
+        for token in tokens:
+            if token not in self.chips.handled and existing(token, self.root) is not None:
+                said = said or PASTED.format(token=clean_line(token))
+            self.chips.handled.add(token)
+        return said
+
     async def mentions_closed(self, text: str, provider: Providers) -> str | None:
         """Attach the mentions the user has moved on from that name something; the message
         of the first that cannot be attached (each is tried once), else None."""
-        problem = None
+        chips = self.chips
         if "@" not in text:
+            await chips.mark({})
             return None  # typed on every key: most prompts mention nothing
+        problem = None
+        present = set(mentions(text))
+        refused = {t: why for t, why in chips.refused.items() if t in present}
         for token in mentions(text, closed_only=True):
-            if token in self.chips.handled:
+            if token in chips.handled or token in refused:
                 continue
             path = existing(token, self.root)
             if path is None:
                 continue  # `@someone`: text (a file name that names nothing is said on send)
-            self.chips.handled.add(token)
             try:
-                await self.chips.add(load(path, provider))
+                attachment = load(path, provider)
             except AttachmentError as exc:
+                refused[token] = self.said(_reason(str(exc), path))
                 problem = problem or str(exc)
+                continue
+            chips.handled.add(token)
+            chips.sent[token] = sent_as(token, path, self.root)
+            await chips.add(attachment)
+        await chips.mark(refused)
         return problem
 
-    async def for_send(self, text: str, provider: Providers) -> tuple[Attachment, ...]:
-        """Every file to send with `text`: the chips and the mentions not dealt with yet,
-        within the provider's limits (each one's, for several). Raises AttachmentError;
-        nothing is attached then."""
-        found: list[tuple[str, Attachment]] = []
+    async def for_send(self, text: str, provider: Providers) -> Outgoing:
+        """`text` as it is sent, with every file to send: the chips and the mentions not
+        dealt with yet, within the provider's limits (each one's, for several). Raises
+        AttachmentError, nothing attached then, when a mention names a file that cannot be
+        attached (it stays marked) or the files break a limit."""
+        chips = self.chips
+        found: list[tuple[str, Path, Attachment]] = []
+        refused: dict[str, str] = {}
+        problem = None
         for token in mentions(text):
-            if token in self.chips.handled:
+            if token in chips.handled:
                 continue
             path = existing(token, self.root)
             try:
@@ -196,17 +272,28 @@ class Attaching:
                     if looks_like_a_file(token):
                         raise AttachmentError(f"@{token}: no such file (in {self.root})")
                     continue
-                found.append((token, load(path, provider)))
+                found.append((token, path, load(path, provider)))
             except AttachmentError as exc:
-                self.chips.handled.add(token)  # said once: Enter again sends it as text
-                raise AttachmentError(f"{exc}; Enter again sends it as text") from None
-        attachments = [*self.chips.attachments, *(a for _, a in found)]
+                refused[token] = self.said(_reason(str(exc), path))
+                problem = problem or str(exc)
+        await chips.mark(refused)
+        if problem is not None:
+            raise AttachmentError(REFUSED.format(problem=problem))
+        attachments = [*chips.attachments, *(a for _, _, a in found)]
         for each in _each(provider):
             check_limits(attachments, each)
-        for token, attachment in found:
-            self.chips.handled.add(token)
-            await self.chips.add(attachment)
-        return tuple(attachments)
+        for token, path, attachment in found:
+            chips.handled.add(token)
+            chips.sent[token] = sent_as(token, path, self.root)
+            await chips.add(attachment)
+        return Outgoing(self.sent_text(text), tuple(attachments))
+
+    def sent_text(self, text: str) -> str:
+        """`text` with each attached mention as the file's name alone."""
+        sent = self.chips.sent
+        if not sent:
+            return text
+        return MENTION.sub(lambda m: "@" + sent.get(m.group(1), m.group(1)), text)
 
     async def attached(self, attachment: Attachment | None) -> str | None:
         """The dialog's file as a chip; what to tell the user."""
@@ -216,4 +303,14 @@ class Attaching:
         return f"Attached {describe(attachment)}."
 
 
-__all__ = ["EDIT_HINT", "KINDS_TAKEN", "AttachDialog", "Attaching", "load", "refused_with_files"]
+__all__ = [
+    "EDIT_HINT",
+    "KINDS_TAKEN",
+    "PASTED",
+    "REFUSED",
+    "AttachDialog",
+    "Attaching",
+    "Outgoing",
+    "load",
+    "refused_with_files",
+]

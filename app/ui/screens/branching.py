@@ -265,19 +265,22 @@ class ChatBranches:
             self.pane.screen.refresh_bindings()
             return
         attachments = edit.target.attachments
+        typed = text
         if self.attaching is not None:
             try:
-                attachments = await self.attaching.for_send(text, self.pane.provider)
+                outgoing = await self.attaching.for_send(typed, self.pane.provider)
             except AttachmentError as exc:  # nothing sent: the edit, its text and chips stay
-                self.prompt.load_text(text)
+                self.prompt.load_text(typed)
+                self.prompt.move_cursor(self.prompt.document.end)
                 self.pane.app.notify(str(exc), severity="error", markup=False)
                 return
+            text, attachments = outgoing.text, outgoing.attachments
         self.edit = None
         self.prompt.border_title = None
         self.store_prompt(text, edit.target, attachments)
         stored = await self.stored_view()
         if stored is None:
-            self.prompt.load_text(text)
+            self.prompt.load_text(typed)
             self._notify(NOT_STORED)
             return
         await self._show(stored, answering=True)

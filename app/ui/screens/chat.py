@@ -335,6 +335,9 @@ class ChatScreen(BranchKeys, Screen[None]):
 
     async def on_text_area_changed(self, event: TextArea.Changed) -> None:
         if event.text_area is self.prompt:  # `@path ` typed: attached as the user moves on
+            pasted = self.attaching.pasted(self.prompt.take_pasted())
+            if pasted is not None:
+                self.notify(pasted, severity="warning", markup=False)
             problem = await self.attaching.mentions_closed(self.prompt.text, self.pane.provider)
             if problem is not None:
                 self.notify(problem, severity="error", markup=False)
@@ -461,21 +464,23 @@ class ChatScreen(BranchKeys, Screen[None]):
             await self.branches.send_edit(message.text)  # a new branch beside the prompt edited
             return
         try:
-            attachments = await self.attaching.for_send(message.text, self.pane.provider)
+            outgoing = await self.attaching.for_send(message.text, self.pane.provider)
         except AttachmentError as exc:  # nothing sent: the prompt and its chips stay
             self.prompt.load_text(message.text)
+            self.prompt.move_cursor(self.prompt.document.end)  # typing goes on where it was
             self.notify(str(exc), severity="error", markup=False)
             return
+        text, attachments = outgoing.text, outgoing.attachments
         editing = self.editing
         if editing is not None:
             self._end_edit()
             if editing is self.pane.conversation and await self.pane.replace_last_exchange(
-                message.text, attachments
+                text, attachments
             ):
                 await self._draft_back()
                 self.refresh_bindings()
                 return
-        if not await self.pane.send(message.text, attachments):
+        if not await self.pane.send(text, attachments):
             self.prompt.load_text(message.text)
             busy = "A tool call waits" if self.pane.running_tools else "Still answering"
             self.notify(f"{busy} — press Esc to stop it first.", severity="warning")

@@ -312,9 +312,10 @@ class CompareScreen(CompareShaping, CompareBranchKeys, CompareWire):
                 severity="warning",
             )
             return
-        attachments = await self.attachments_for_send(message.text)
-        if attachments is None:
+        outgoing = await self.attachments_for_send(message.text)
+        if outgoing is None:
             return  # said; the prompt and its chips stay
+        text, attachments = outgoing.text, outgoing.attachments
         self.ranking.clear()
         if self.vote_bar.asking:  # a new prompt before the vote: this round is skipped
             self._vote(Verdict("skipped"))
@@ -323,15 +324,15 @@ class CompareScreen(CompareShaping, CompareBranchKeys, CompareWire):
             self._shuffle()
             for pane in self.panes:
                 pane.hide_earlier()
-            self._round_prompt = message.text
+            self._round_prompt = text
             self._awaiting_vote = True
             if self.record is not None:
                 self.record.mark_blind()
         if self.record is not None:
             self._write_carries(self.record)
-            self.record.prompt(message.text, attachments)  # once, before any request is sent
+            self.record.prompt(text, attachments)  # once, before any request is sent
         for pane in self.panes:
-            await pane.send(message.text, attachments)
+            await pane.send(text, attachments)
         await self.attaching.sent()
         self.refresh_bindings()
 

@@ -24,7 +24,7 @@ from app.providers.attachments import AttachmentError
 from app.providers.params import RequestParams, fitted_for
 from app.store.session import ConversationRecord
 from app.ui.palette import Choice
-from app.ui.screens.attaching import AttachDialog, Attaching
+from app.ui.screens.attaching import AttachDialog, Attaching, Outgoing
 from app.ui.screens.parameters import ParametersScreen
 from app.ui.screens.system_prompt import SystemPromptRequested
 from app.ui.widgets.attachment_chips import AttachmentChips
@@ -54,7 +54,7 @@ class CompareShaping:
     def __init__(self) -> None:
         super().__init__()
         self.chips = AttachmentChips(id="attachments")  # files for the next prompt
-        self.attaching = Attaching(self.chips, Path.cwd())
+        self.attaching = Attaching(self.chips, Path.cwd(), said=self._said)
         self.shared_params: RequestParams | None = None  # the panel's, before each pane's fit
         self.system_shown = ""  # the header's `system: NAME` (set by the app's flows)
 
@@ -135,17 +135,21 @@ class CompareShaping:
     async def on_text_area_changed(self, event: TextArea.Changed) -> None:
         if event.text_area is self.prompt:  # `@path ` typed: attached as the user moves on
             providers = [pane.provider for pane in self.panes]
+            pasted = self.attaching.pasted(self.prompt.take_pasted())
+            if pasted is not None:
+                self.notify(pasted, severity="warning", markup=False)
             problem = await self.attaching.mentions_closed(self.prompt.text, providers)
             if problem is not None:
                 self.notify(self._said(problem), severity="error", markup=False)
 
-    async def attachments_for_send(self, text: str) -> tuple[Attachment, ...] | None:
-        """The files to send to every pane with `text`, within each pane's limits; None
-        (said, the prompt and its chips kept) when one cannot be sent."""
+    async def attachments_for_send(self, text: str) -> Outgoing | None:
+        """`text` as sent, with the files to send to every pane, within each pane's limits;
+        None (said, the prompt and its chips kept) when one cannot be sent."""
         try:
             return await self.attaching.for_send(text, [pane.provider for pane in self.panes])
         except AttachmentError as exc:
             self.prompt.load_text(text)
+            self.prompt.move_cursor(self.prompt.document.end)  # typing goes on where it was
             self.notify(self._said(str(exc)), severity="error", markup=False)
             return None
 

@@ -65,6 +65,13 @@ def existing(token: str, root: Path) -> Path | None:
     return None
 
 
+def sent_as(token: str, path: Path, root: Path) -> str:
+    """The mention as the provider reads it once its file is attached: the file's name alone
+    (`@/home/me/shots/red.png,` → `@red.png,`); where the file lives stays on this machine."""
+    suffix = "" if resolve(token, root) == path else token[len(token.rstrip(TRAILING)) :]
+    return path.name + suffix
+
+
 def looks_like_a_file(token: str) -> bool:
     """A mention that names nothing but reads as a file name (`@notes.md`): a typo the user
     should hear about, unlike `@someone` or a decorator in pasted code."""
@@ -132,4 +139,5 @@ __all__ = [
     "mention_before",
     "mentions",
     "resolve",
+    "sent_as",
 ]

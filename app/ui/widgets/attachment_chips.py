@@ -3,7 +3,9 @@ its type and size; pressing one (a click, or Enter once Tab has reached it) remo
 
 The chips keep the loaded Attachments (read when attached, so a file changed or deleted later
 sends what was attached) and which `@` mentions were already dealt with, so a chip removed is
-not attached again from the same mention. Hidden while there are none.
+not attached again from the same mention. A mention whose file cannot be attached is marked
+here too, in the error colour, for as long as it stays in the prompt: the prompt is not sent
+while one is. Hidden while there are none.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import HorizontalGroup
 from textual.content import Content
 from textual.message import Message
-from textual.widgets import Button
+from textual.widgets import Button, Static
 
 from app.display.sanitize import clean_line
 from app.providers.attachments import IMAGE_NAMES
@@ -65,6 +67,18 @@ class Chip(Button):
         self.tooltip = "remove this file"
 
 
+class RefusedMention(Static):
+    """`✖ @fake.png: named .png but is not a PNG image`: a mention the prompt waits on."""
+
+    DEFAULT_CSS = """
+    RefusedMention { width: auto; margin: 0 1 0 0; color: $text-error; text-style: bold; }
+    """
+
+    def __init__(self, token: str, reason: str) -> None:
+        super().__init__(Content(clean_line(f"✖ @{token}: {reason}")))
+        self.token = token
+
+
 class AttachmentChips(HorizontalGroup):
     DEFAULT_CSS = """
     AttachmentChips { height: auto; padding: 0 1; display: none; }
@@ -78,7 +92,9 @@ class AttachmentChips(HorizontalGroup):
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self.attachments: list[Attachment] = []
-        self.handled: set[str] = set()  # `@` mentions attached, refused or removed
+        self.handled: set[str] = set()  # `@` mentions attached, removed or pasted (text)
+        self.refused: dict[str, str] = {}  # `@` mentions that cannot be attached: why not
+        self.sent: dict[str, str] = {}  # attached mentions: what the prompt sends instead
 
     async def add(self, attachment: Attachment) -> None:
         self.attachments.append(attachment)
@@ -87,18 +103,35 @@ class AttachmentChips(HorizontalGroup):
     async def clear(self) -> None:
         self.attachments.clear()
         self.handled.clear()
+        self.refused.clear()
+        self.sent.clear()
         await self._redraw()
 
-    async def replace(self, attachments: Sequence[Attachment], handled: set[str]) -> None:
+    async def replace(
+        self,
+        attachments: Sequence[Attachment],
+        handled: set[str],
+        refused: dict[str, str] | None = None,
+        sent: dict[str, str] | None = None,
+    ) -> None:
         """Show these instead (the last prompt's, while it is edited)."""
         self.attachments = list(attachments)
         self.handled = set(handled)
+        self.refused = dict(refused or {})
+        self.sent = dict(sent or {})
         await self._redraw()
+
+    async def mark(self, refused: dict[str, str]) -> None:
+        """The mentions that cannot be attached now (redrawn only when that changed)."""
+        if refused != self.refused:
+            self.refused = dict(refused)
+            await self._redraw()
 
     async def _redraw(self) -> None:
         await self.remove_children()
         await self.mount_all(Chip(a, i) for i, a in enumerate(self.attachments))
-        self.set_class(bool(self.attachments), "-shown")
+        await self.mount_all(RefusedMention(t, why) for t, why in self.refused.items())
+        self.set_class(bool(self.attachments or self.refused), "-shown")
         self.post_message(self.Changed(self))
 
     async def on_button_pressed(self, event: Button.Pressed) -> None:
@@ -115,4 +148,12 @@ class AttachmentChips(HorizontalGroup):
         return [a.name for a in self.attachments]
 
 
-__all__ = ["AttachmentChips", "Chip", "attachments_line", "describe", "kind_text", "size_text"]
+__all__ = [
+    "AttachmentChips",
+    "Chip",
+    "RefusedMention",
+    "attachments_line",
+    "describe",
+    "kind_text",
+    "size_text",
+]

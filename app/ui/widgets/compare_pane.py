@@ -29,6 +29,7 @@ from app.ui.widgets.chat_pane import TOOL_CALL, ChatPane
 from app.ui.widgets.status_bar import segments_content
 from app.ui.widgets.user_message import UserMessage
 from app.wire.conversation import Conversation
+from app.wire.events import Usage
 
 EARLIER_HIDDEN = "earlier rounds hidden until the vote"
 
@@ -193,11 +194,15 @@ class ComparePane(ChatPane):
 
     def stats(self, now: float) -> PaneStats | None:
         """The figures shown: a blind pane's leave out the cost and the finish reason, which
-        say who it is (its price, its api's own words: stop, end_turn, completed)."""
+        say who it is (its price, its api's own words: stop, end_turn, completed), and every
+        count but the output's (each format counts input and cache its own way)."""
         stats = self.figures(now)
         if stats is None or self.letter is None:
             return stats
-        return replace(stats, cost=None, finish_reason=None)
+        output = None if stats.usage is None else stats.usage.output_tokens
+        # every pane shows an output count (estimated where none came), so that a format
+        # that reports no usage at all shows the same fields as one that does
+        return replace(stats, cost=None, finish_reason=None, usage=Usage(output_tokens=output))
 
     def figures(self, now: float) -> PaneStats | None:
         """The current turn in figures (live while it streams); None before the first prompt.

@@ -18,7 +18,7 @@ from textual.message import Message
 from textual.widgets import TextArea
 
 from app.display.sanitize import clean_line
-from app.ui.widgets.at_paths import complete, mention_before
+from app.ui.widgets.at_paths import complete, mention_before, mentions
 
 NEWLINE_KEYS = ("ctrl+j", "shift+enter")
 
@@ -96,6 +96,7 @@ class PromptInput(TextArea):
         super().__init__("", id=id, soft_wrap=True, tab_behavior="focus", show_line_numbers=False)
         self.recall = PromptHistory([])
         self.path_root: Path | None = None  # where `@path` completes from (None: it does not)
+        self.pasted: set[str] = set()  # `@` mentions that came in pasted text, not yet taken
         self.placeholder = "Ask anything · Enter sends · ctrl+j newline · ctrl+p commands"
 
     async def _on_key(self, event: events.Key) -> None:
@@ -105,6 +106,21 @@ class PromptInput(TextArea):
             event.stop()
             event.prevent_default()
             self.action_newline()
+
+    async def _on_paste(self, event: events.Paste) -> None:
+        """Pasted text goes in as TextArea puts it; the mentions it made are noted so they
+        stay text (`take_pasted`): a file is attached only from a mention typed or completed.
+        Noted before the screen sees the change: the insert posts it, and nothing here waits."""
+        event.prevent_default()  # inserted here, once: not again by TextArea's own handler
+        before = set(mentions(self.text)) if "@" in self.text else set()
+        await super()._on_paste(event)
+        if "@" in self.text:
+            self.pasted |= set(mentions(self.text)) - before
+
+    def take_pasted(self) -> set[str]:
+        """The mentions pasted since last asked."""
+        pasted, self.pasted = self.pasted, set()
+        return pasted
 
     def action_submit(self) -> None:
         self.submit()

@@ -14,6 +14,7 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from app.providers.errors import names_tools
 from app.providers.timing import Timing
 from app.store.session_records import TurnRecord
 from app.tools.approval import Approval, ApprovalPolicy, Choice
@@ -30,7 +31,7 @@ from app.tools.loop import (
 from app.tools.registry import Tool, ToolRegistry
 from app.ui.widgets.tool_call import ToolCallCard
 from app.wire.tools import ResultOrigin, ToolResult
-from app.wire.turn import ToolCall, Turn, TurnStatus
+from app.wire.turn import ToolCall, Turn
 
 if TYPE_CHECKING:
     from textual.notifications import SeverityLevel
@@ -121,7 +122,7 @@ class PaneRounds:
         )
         self.outcome = await loop.run(pane.conversation, first)
         await self._say_end(self.outcome)
-        if self.outcome.last.status is TurnStatus.FAILED and len(self.outcome.rounds) == 1:
+        if len(self.outcome.rounds) == 1 and names_tools(self.outcome.last.error):
             offered = ", ".join(kit.registry.names)
             pane.notify(
                 f"The request offered tools ({offered}): if the provider rejected one's "
