@@ -98,6 +98,16 @@ def test_use_tools_names_the_offered_mcp_tools_literally(tmp_path: Path) -> None
     assert_usage_error(result, "no tool or server named 'nope'", f"{SHOWN}get_weather")
 
 
+def test_tools_lists_the_mcp_tool_names_literally_one_row_each(tmp_path: Path) -> None:
+    config = config_file(tmp_path, extra=hostile_server(f"{ZERO_WIDTH}x\n{OSC52}"))
+    result = triptych(tmp_path, "tools", "--config", str(config))
+    assert result.returncode == 0, result.stderr
+    assert_literal(result.stdout)
+    rows = result.stdout.splitlines()
+    assert len(rows) == 1 + 6, result.stdout  # the head and the server's six tools
+    assert any(row.startswith(f"\ufffdx␊{SHOWN}get_weather ") for row in rows), result.stdout
+
+
 def test_tool_result_names_the_offered_mcp_tools_literally(tmp_path: Path) -> None:
     config = config_file(tmp_path, extra=hostile_server())
     result = triptych(tmp_path, "ask", "--config", str(config), "--tool-result", "nope=1", "go")
@@ -143,6 +153,21 @@ def test_replay_names_the_file_literally(tmp_path: Path) -> None:
     assert_usage_error(result, f"run{SHOWN}.jsonl")
     result = triptych(tmp_path, "replay", str(missing), "--ui")
     assert_usage_error(result, f"run{SHOWN}.jsonl")
+
+
+def test_replay_names_a_recorded_model_literally(
+    tmp_path: Path, fake_provider: FakeProvider
+) -> None:
+    fake_provider.push(fake.stream(Api.CHAT))
+    recording = tmp_path / "r.jsonl"
+    model = f"m{ZERO_WIDTH}{OSC52}1"
+    asked = ["ask", "--api", "chat", "--base-url", fake_provider.url, "--model", model]
+    result = triptych(tmp_path, *asked, "--record", str(recording), "hi")
+    assert result.returncode == 0, result.stderr
+    result = triptych(tmp_path, "replay", str(recording))
+    assert result.returncode == 0, result.stderr
+    assert_literal(result.stderr)
+    assert f"m\ufffd{SHOWN}1" in result.stderr
 
 
 def test_a_tool_results_line_on_stderr_shows_zero_width_characters(
