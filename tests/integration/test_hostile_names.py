@@ -145,6 +145,17 @@ def test_system_preset_lists_the_preset_names_literally(tmp_path: Path) -> None:
     asked = f"nope{OSC52}"
     result = triptych(tmp_path, "ask", "--config", str(config), "--system-preset", asked, "go")
     assert_usage_error(result, "nope\\x1b]52", f"terse{SHOWN}")  # the name asked: its repr
+    result = triptych(tmp_path, "--config", str(config), "--system-preset", asked)  # the TUI
+    assert_usage_error(result, "nope\\x1b]52", f"terse{SHOWN}")
+
+
+def test_batch_names_its_prompt_file_literally(tmp_path: Path) -> None:
+    config = config_file(tmp_path)
+    missing = tmp_path / f"prompts{OSC52}.txt"
+    result = triptych(
+        tmp_path, "batch", str(missing), "--compare", "fake,fake:m-2", "--config", str(config)
+    )
+    assert_usage_error(result, f"prompts{SHOWN}.txt")
 
 
 def test_replay_names_the_file_literally(tmp_path: Path) -> None:
