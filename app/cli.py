@@ -87,8 +87,12 @@ def main(argv: list[str] | None = None) -> int:
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE
     try:
         return _dispatch(args, os.environ, sys.stdin, sys.stdout, sys.stderr)
-    except (ConfigError, UsageError) as exc:
-        print(f"triptych: {exc}", file=sys.stderr)
+    except ConfigError as exc:
+        for problem in exc.problems:
+            say(sys.stderr, problem)
+        return EXIT_USAGE
+    except UsageError as exc:
+        say(sys.stderr, str(exc))
         return EXIT_USAGE
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
@@ -98,6 +102,15 @@ def main(argv: list[str] | None = None) -> int:
     except Exception:  # a bug: its report may quote anything, so it is scrubbed first
         sys.stderr.write(crash_report(args, os.environ))
         return 1
+
+
+def say(stderr: TextIO, message: str) -> None:
+    """`triptych: MESSAGE` on one line of stderr. A message names what came from outside (a
+    path, a tool or preset name, a server's words): every control in it is shown as its
+    picture, never sent to the terminal, and a newline in a name cannot start a line."""
+    from app.display.sanitize import literal_line
+
+    print(f"triptych: {literal_line(message)}", file=stderr)
 
 
 def _parse(given: list[str]) -> argparse.Namespace:
@@ -120,7 +133,7 @@ def _replay_ui(args: argparse.Namespace, stderr: TextIO) -> int:
     try:
         exchanges = open_recording(args.file)
     except RecordingError as exc:
-        print(f"triptych: cannot replay {exc}", file=stderr)
+        say(stderr, f"cannot replay {exc}")
         return EXIT_USAGE
     with ReplayServer(exchanges, speed) as server:
         providers: dict[str, ProviderConfig] = {}
@@ -129,14 +142,14 @@ def _replay_ui(args: argparse.Namespace, stderr: TextIO) -> int:
             try:
                 provider = server.provider_for(number)
             except ValueError as exc:
-                print(f"triptych: skipped {exc}", file=stderr)
+                say(stderr, f"skipped {exc}")
                 names.append(None)
                 continue
             providers[provider.name] = provider
             names.append(provider.name)
         plan = replay_plan(exchanges, names)
         if not plan.steps:
-            print(f"triptych: cannot replay {args.file}: no answer in it to replay", file=stderr)
+            say(stderr, f"cannot replay {args.file}: no answer in it to replay")
             return EXIT_USAGE
         first = plan.steps[0][1]
         config = Config(path=None, default=first[0], providers=providers)
@@ -156,6 +169,7 @@ def crash_report(args: argparse.Namespace, environ: Mapping[str, str]) -> str:
     and the flags name replaced; what to report, never a key."""
     import traceback
 
+    from app.display.sanitize import literal
     from app.settings.api_keys import config_secrets
     from app.settings.redaction import scrub
 
@@ -165,7 +179,7 @@ def crash_report(args: argparse.Namespace, environ: Mapping[str, str]) -> str:
     named = getattr(args, "api_key_env", None)
     if named and environ.get(named):
         secrets.append(environ[named].strip())
-    body = scrub(traceback.format_exc(), secrets)
+    body = literal(scrub(traceback.format_exc(), secrets))  # it may quote a server's words
     return f"triptych: Triptych crashed; please report this:\n{body}"
 
 
@@ -249,7 +263,7 @@ def _load(
 
     config = load_config(args.config, environ)
     for warning in () if quiet else config.warnings:
-        print(f"triptych: warning: {warning}", file=stderr)
+        say(stderr, f"warning: {warning}")
     return with_demo_providers(config)
 
 
@@ -749,12 +763,10 @@ def _open_history(stderr: TextIO) -> Store | None:
     try:
         store = Store.open(history_path())
     except StoreError as exc:
-        print(
-            f"triptych: warning: {exc.for_command()} The batch runs without history.", file=stderr
-        )
+        say(stderr, f"warning: {exc.for_command()} The batch runs without history.")
         return None
     for warning in store.warnings:
-        print(f"triptych: warning: {warning}", file=stderr)
+        say(stderr, f"warning: {warning}")
     return store
 
 
@@ -781,7 +793,7 @@ def _export(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> int:
             )
             stdout.write(text)
         except ConversationNotFound as exc:
-            print(f"triptych: {exc}", file=stderr)
+            say(stderr, str(exc))
             return NOT_FOUND
         return 0
 
@@ -811,14 +823,14 @@ def _with_store(stderr: TextIO, use: Callable[[Store], int]) -> int:
     try:
         store = Store.open(history_path())
     except StoreError as exc:
-        print(f"triptych: {exc.for_command()}", file=stderr)
+        say(stderr, exc.for_command())
         return EXIT_USAGE
     try:
         for warning in store.warnings:
-            print(f"triptych: warning: {warning}", file=stderr)
+            say(stderr, f"warning: {warning}")
         return use(store)
     except StoreError as exc:
-        print(f"triptych: {exc.for_command()}", file=stderr)
+        say(stderr, exc.for_command())
         return EXIT_USAGE
     finally:
         store.close()

@@ -16,6 +16,7 @@ import math
 from dataclasses import dataclass
 
 from app.demo.loopback import Cut, LoopbackServer, Pause, Reply, SeenRequest, Send, Step, json_reply
+from app.display.sanitize import clean_line
 from app.providers.record import Exchange
 from app.providers.requests import ENDPOINTS
 from app.settings.config import ProviderConfig
@@ -135,7 +136,10 @@ def _replayed(number: int, exchange: Exchange) -> ReplayedExchange:
     api = next((api for api, endpoint in ENDPOINTS.items() if path.endswith(endpoint)), None)
     body = exchange.request.get("body")
     model = body.get("model") if isinstance(body, dict) else None
-    return ReplayedExchange(number, exchange, api, model if isinstance(model, str) else "?")
+    # The recording's word for the model names the replayed provider everywhere (header,
+    # palette, history): outside text, so an escape in it is made visible once, here.
+    named = clean_line(model) if isinstance(model, str) else "?"
+    return ReplayedExchange(number, exchange, api, named)
 
 
 __all__ = ["ReplayServer", "ReplayedExchange", "parse_speed", "recorded_reply"]

@@ -51,6 +51,29 @@ def clean_line(text: str) -> str:
     return clean(text).replace("\n", " ").replace("\t", " ")
 
 
+_LITERAL_TABLE = {
+    **_TABLE,
+    **_HIDDEN_TABLE,
+    **dict.fromkeys(range(0xD800, 0xE000), "\ufffd"),  # a file name's undecodable bytes
+}
+
+
+def literal(text: str) -> str:
+    """Outside text (a name, a path, a server's words) for a line the headless commands print:
+    controls as their pictures (ESC as ␛), bidi controls, zero-width characters and lone
+    surrogates as U+FFFD; newlines and tabs kept. A name that draws like another is seen to
+    differ, and nothing in it reaches the terminal as an escape."""
+    if text.isprintable():
+        return text
+    return text.translate(_LITERAL_TABLE)
+
+
+def literal_line(text: str) -> str:
+    """`literal`, for a message of one line: a newline in a name shows as ␊ (it cannot start a
+    line that seems to be the app's own), a tab as a space."""
+    return literal(text).replace("\n", "\u240a").replace("\t", " ")
+
+
 def reveal_hidden(text: str) -> str:
     """Bidi controls and zero-width characters as U+FFFD, the stand-in the TUI draws for bidi
     controls; nothing else changes. For text the headless commands print or export."""
@@ -59,4 +82,4 @@ def reveal_hidden(text: str) -> str:
     return text.translate(_HIDDEN_TABLE)
 
 
-__all__ = ["HIDDEN", "clean", "clean_line", "reveal_hidden"]
+__all__ = ["HIDDEN", "clean", "clean_line", "literal", "literal_line", "reveal_hidden"]

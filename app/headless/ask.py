@@ -24,7 +24,7 @@ from typing import Any, TextIO
 
 from app.demo.samples import DEMO_LABEL
 from app.demo.server import DemoServer, Pacing, is_demo, start_demo_server
-from app.display.sanitize import clean
+from app.display.sanitize import clean, literal, literal_line
 from app.display.status_line import cache_share_text
 from app.headless.ask_tools import (
     GivenResults,
@@ -41,7 +41,7 @@ from app.providers.errors import names_tools
 from app.providers.params import RequestParams
 from app.providers.record import Recorder
 from app.settings.config import ProviderConfig
-from app.settings.redaction import provider_secrets, scrub
+from app.settings.redaction import provider_secrets, scrub, scrub_cut
 from app.tools.approval import ApprovalPolicy
 from app.tools.loop import CANCELLED, LoopEnd, LoopHooks, LoopOutcome, Round, ToolLoop
 from app.tools.registry import UnknownTool
@@ -99,7 +99,7 @@ def run_ask(job: AskJob, stdout: TextIO, stderr: TextIO) -> int:
             else:
                 outcome = asyncio.run(_ask(job, recorder, printer))
         except UnknownTool as exc:
-            stderr.write(f"triptych: {exc}\n")
+            stderr.write(f"triptych: {literal_line(str(exc))}\n")  # it names the tools offered
             return EXIT_CONFIG
         printer.finish(outcome)
         if recorder is not None:
@@ -192,7 +192,7 @@ def write_tool_calls(
     provider ran itself (web search, MCP…), cleaned and scrubbed."""
     for call in calls.tool_calls if isinstance(calls, Turn) else calls:
         line = f"tool call {call.name} {call.id}: {call.arguments}"
-        stderr.write(scrub(clean(line), secrets) + "\n")
+        stderr.write(literal(scrub(line, secrets)) + "\n")
     if isinstance(calls, Turn):
         write_server_tools(calls, stderr, secrets)
 
@@ -201,13 +201,13 @@ def write_server_tools(turn: Turn, stderr: TextIO, secrets: Sequence[str]) -> No
     """One line per tool the provider ran itself (web search, MCP…): never a call to answer."""
     for tool in turn.server_tools:
         where = f" on {tool.server}" if tool.server else ""
-        stderr.write(scrub(clean(f"server tool {tool.name}{where} {tool.id}"), secrets) + "\n")
+        stderr.write(literal(scrub(f"server tool {tool.name}{where} {tool.id}", secrets)) + "\n")
 
 
 def write_notices(turn: Turn, stderr: TextIO, secrets: Sequence[str]) -> None:
     """What the client did on its own for this answer (a retry without stream_options)."""
     for notice in turn.notices:
-        stderr.write(scrub(clean(f"triptych: {notice}"), secrets) + "\n")
+        stderr.write(literal(scrub(f"triptych: {notice}", secrets)) + "\n")
     if turn.notices:
         stderr.flush()
 
@@ -215,7 +215,7 @@ def write_notices(turn: Turn, stderr: TextIO, secrets: Sequence[str]) -> None:
 def report_recording(recorder: Recorder, stderr: TextIO) -> None:
     """Say, after the answer, that `--record` could not write its file (the answer is kept)."""
     if recorder.problem is not None:
-        stderr.write(f"triptych: recording failed: {recorder.problem}\n")
+        stderr.write(f"triptych: recording failed: {literal_line(recorder.problem)}\n")
         stderr.flush()
 
 
@@ -279,7 +279,8 @@ class _Printer:
             return
         self._close_reasoning()
         self.stderr.write(
-            scrub(clean(f"tool call {call.name} {call.id}: {call.arguments}"), self.secrets) + "\n"
+            literal(scrub(f"tool call {call.name} {call.id}: {call.arguments}", self.secrets))
+            + "\n"
         )
         self.stderr.write(result_line(call, result, self.secrets) + "\n")
         self.stderr.flush()
@@ -325,13 +326,13 @@ class _Printer:
             if failure is not None and self.job.question.json_output:
                 self.stderr.write(scrub(clean(failure), secrets) + "\n")
         if note is not None:
-            self.stderr.write(f"triptych: {note}\n")
+            self.stderr.write(f"triptych: {literal_line(note)}\n")  # it names tools
             self.stderr.flush()
         write_notices(turn, self.stderr, secrets)
         if self.job.question.json_output:
             document = answer_json(self.job.provider, turn, timing)
             if len(outcome.rounds) > 1 or outcome.end is not LoopEnd.ANSWERED:
-                document = loop_json(document, outcome, limit)
+                document = loop_json(document, outcome, limit, secrets)
             self.stdout.write(scrub(json.dumps(document), secrets) + "\n")
             self.stdout.flush()
             return
@@ -351,10 +352,10 @@ class _Printer:
         if len(outcome.rounds) > 1:
             first, _, rest = line.partition("\n")
             line = f"{first} · {len(outcome.rounds)} requests" + (f"\n{rest}" if rest else "")
-        error = loop_error(outcome, limit)
+        error = loop_error(outcome, limit, secrets)
         if error is not None and turn.error is None:
             line += f"\nerror: {error[0]}: {error[1]}"
-        self.stderr.write(scrub(clean(line), secrets))
+        self.stderr.write(literal(scrub_cut(line, secrets)))
         self.stderr.write("\n")
         self.stderr.flush()
 

@@ -14,9 +14,9 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any, TextIO
 
-from app.display.sanitize import clean
+from app.display.sanitize import clean, literal
 from app.settings.config import McpServerConfig, ToolConfig
-from app.settings.redaction import scrub
+from app.settings.redaction import scrub, scrub_cut
 from app.tools.loop import LoopEnd, LoopOutcome
 from app.tools.registry import Tool, ToolRegistry, UnknownTool, build_registry
 from app.wire.tools import ResultOrigin, ToolResult
@@ -100,12 +100,13 @@ class GivenResults:
 
 
 def result_line(call: ToolCall, result: ToolResult, secrets: Sequence[str]) -> str:
-    """`tool result NAME ID (origin[, error], N chars): the start of it`, cleaned, scrubbed."""
+    """`tool result NAME ID (origin[, error], N chars): the start of it`: scrubbed before it
+    is cut (a key across the cut leaves no start behind), then made literal."""
     kind = result.origin.value + (", error" if result.is_error else "")
-    text = " ".join(result.content.split())
+    text = " ".join(scrub(result.content, secrets).split())
     shown = text[:RESULT_SHOWN] + ("…" if len(text) > RESULT_SHOWN else "")
     line = f"tool result {call.name} {call.id} ({kind}, {len(result.content)} chars): {shown}"
-    return scrub(clean(line), secrets)
+    return literal(scrub_cut(line, secrets))
 
 
 def end_note(outcome: LoopOutcome, limit: int) -> str | None:
@@ -128,18 +129,23 @@ def end_note(outcome: LoopOutcome, limit: int) -> str | None:
     return None
 
 
-def loop_error(outcome: LoopOutcome, limit: int) -> tuple[str, str] | None:
+def loop_error(
+    outcome: LoopOutcome, limit: int, secrets: Sequence[str] = ()
+) -> tuple[str, str] | None:
     """(code, message) when the prompt got no answer because of the tools: the round limit,
-    or a tool that failed before the model could answer."""
+    or a tool that failed before the model could answer (its result scrubbed, then cut)."""
     if outcome.end is LoopEnd.LIMIT:
         return "tool_round_limit", end_note(outcome, limit) or ""
     if outcome.end is LoopEnd.UNANSWERED and outcome.tool_failed:
         failed = [c for c in outcome.calls if c.result is not None and c.result.is_error]
-        return "tool_failed", f"{failed[-1].name}: {failed[-1].result.content[:300]}"  # type: ignore[union-attr]
+        content = scrub(failed[-1].result.content, secrets)  # type: ignore[union-attr]
+        return "tool_failed", f"{failed[-1].name}: {content[:300]}"
     return None
 
 
-def loop_json(document: dict[str, Any], outcome: LoopOutcome, limit: int) -> dict[str, Any]:
+def loop_json(
+    document: dict[str, Any], outcome: LoopOutcome, limit: int, secrets: Sequence[str] = ()
+) -> dict[str, Any]:
     """The `--json` object of a run of several requests, from the last turn's object: every
     round's text and reasoning (joined by a blank line), every call with its result and round,
     usage summed, times from the first request's start, and `rounds`."""
@@ -167,7 +173,7 @@ def loop_json(document: dict[str, Any], outcome: LoopOutcome, limit: int) -> dic
         document["duration_ms"] = round((last.ended - first.started) * 1000)
     if outcome.end is LoopEnd.STOPPED:
         document["status"] = TurnStatus.STOPPED.value  # Ctrl+C, perhaps during a tool call
-    error = loop_error(outcome, limit)
+    error = loop_error(outcome, limit, secrets)
     if error is not None and document["error"] is None:
         document["status"] = TurnStatus.FAILED.value
         document["error"] = {"code": error[0], "message": error[1]}

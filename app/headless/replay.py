@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TextIO
 
-from app.display.sanitize import clean
+from app.display.sanitize import clean, literal, literal_line
 from app.headless.ask import summary_line
 from app.providers.client import Timing
 from app.providers.errors import http_error, not_found_hint
@@ -40,7 +40,7 @@ def replay(path: Path, stdout: TextIO, stderr: TextIO) -> int:
     try:
         exchanges = open_recording(path)
     except RecordingError as exc:
-        print(f"triptych: cannot replay {exc}", file=stderr)
+        print(f"triptych: cannot replay {literal_line(str(exc))}", file=stderr)
         return 2
     all_complete = True
     for exchange in exchanges:
@@ -56,7 +56,7 @@ def replay(path: Path, stdout: TextIO, stderr: TextIO) -> int:
         model = str(body.get("model", "?")) if isinstance(body, dict) else "?"
         provider = ProviderConfig(name="replay", api=api, base_url="", model=model)
         ended = exchange.pieces[-1][0] if exchange.pieces else 0.0
-        print(clean(summary_line(provider, turn, Timing(0.0, None, ended))), file=stderr)
+        print(literal(summary_line(provider, turn, Timing(0.0, None, ended))), file=stderr)
     return 0 if all_complete else 1
 
 

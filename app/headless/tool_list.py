@@ -9,7 +9,7 @@ import asyncio
 import json
 from typing import Any, TextIO
 
-from app.display.sanitize import clean
+from app.display.sanitize import literal_line
 from app.headless.ask_tools import ToolSetup, started_tools
 from app.tools.registry import Tool, ToolRegistry
 
@@ -53,12 +53,13 @@ def format_tools(registry: ToolRegistry) -> str:
         for tool in registry.tools
     ]
     head = ("tool", "sent as", "answered", "description")
-    widths = [max(len(clean(row[i])) for row in [head, *rows]) for i in range(3)]
+    shown = [[literal_line(cell) for cell in row] for row in [head, *rows]]
+    widths = [max(len(row[i]) for row in shown) for i in range(3)]
     lines = [
-        "  ".join(clean(cell).ljust(width) for cell, width in zip(row[:3], widths, strict=True))
+        "  ".join(cell.ljust(width) for cell, width in zip(row[:3], widths, strict=True))
         + "  "
-        + clean(row[3])
-        for row in [head, *rows]
+        + row[3]
+        for row in shown
     ]
     return "\n".join(line.rstrip() for line in lines) + "\n"
 

@@ -644,7 +644,8 @@ def _with_piece(event: Event, piece: str) -> Event:
 def _scrubbed(event: Event, secrets: tuple[str, ...]) -> Event:
     """A non-delta event with every text a server chose scrubbed (ids, names, finish words)."""
     if type(event) is StreamError:
-        return StreamError(event.code and scrub(event.code, secrets), scrub(event.message, secrets))
+        message = scrub_cut(event.message, secrets)  # it may quote a cut sample of the stream
+        return StreamError(event.code and scrub(event.code, secrets), message)
     if type(event) is ToolCallStart:
         return replace(event, id=scrub(event.id, secrets), name=scrub(event.name, secrets))
     if type(event) is ToolCallEnd and event.arguments is not None:

@@ -183,15 +183,95 @@ def scrub(text: str, secrets: Iterable[str | None]) -> str:
     return text
 
 
+FRAGMENT = 8  # characters of a secret in a row that a cut text may not keep, wherever they are
+SHORT_PART = 4  # a shorter part of a secret inside a text says nothing of it ("s..." is prose)
+_CUT_MARK = re.compile(r"…|\.\.\.")
+_CLOSERS = "'\"`)]}>»”"  # what may close a quoted sample after its cut
+
+
 def scrub_cut(text: str, secrets: Iterable[str | None], *, ellipsis: str = "…") -> str:
-    """`scrub`, and for text that was cut short: a start of a secret at the cut goes too."""
-    known = [s for s in secrets if s]
-    text = scrub(text, known)
-    body = text.removesuffix(ellipsis)
-    cut = len(body) - held_tail(body, known)
-    if cut < len(body):
-        return body[:cut] + REDACTED + text[len(body) :]
-    return text
+    """`scrub`, for text that may quote a cut sample of what a server sent.
+
+    A cut can fall anywhere and be spelled any way (`…`, `...` inside a quote, nothing), and a
+    message quoting it can be cut again, so no one place is trusted to show it: every run of
+    FRAGMENT characters of a secret goes, wherever it is; so does the start of a secret at the
+    end of the text or before a cut mark (`…`, `...`, `ellipsis`), and the end of one after a
+    mark. Inside the text (a mark with more than closing quotes after it, or a text that ends
+    in one), only a part of SHORT_PART characters or more counts. Linear in the text.
+    """
+    known = unique(secrets)
+    if not known:
+        return text
+    text = _scrub_fragments(scrub(text, known), known)
+    parts = _Parts(known)
+    marks = [(m.start(), m.end()) for m in _CUT_MARK.finditer(text)]
+    if ellipsis and ellipsis not in ("…", "..."):
+        marks = sorted({*marks, *((i, i + len(ellipsis)) for i in _find_all(text, ellipsis))})
+    body = text.rstrip(_CLOSERS)  # a mark there, or no mark, is where the text was cut
+    spans: list[tuple[int, int]] = []
+    for start, end in marks:
+        head = parts.head(text, end)
+        ends = end + head >= len(body)
+        tail = parts.tail(text, start, least=1 if ends else SHORT_PART)
+        if tail:
+            spans.append((start - tail, start))
+        if head:
+            spans.append((end, end + head))
+    tail = parts.tail(body, len(body), least=1 if body == text else SHORT_PART)
+    if tail:
+        spans.append((len(body) - tail, len(body)))
+    spans = sorted(set(spans))
+    kept = [span for n, span in enumerate(spans) if n == 0 or span[0] >= spans[n - 1][1]]
+    return _replaced(text, kept, REDACTED)
+
+
+class _Parts:
+    """Where a part of a secret starts or ends a text at a given place. Run after every run of
+    FRAGMENT characters is gone, so a part is shorter than that: a few set lookups a place."""
+
+    def __init__(self, secrets: Sequence[str]) -> None:
+        short = range(1, FRAGMENT)
+        self.starts = {s[:n] for s in secrets for n in short if n < len(s)}
+        self.endings = {s[-n:] for s in secrets for n in short if SHORT_PART <= n < len(s)}
+        # Every part of SHORT_PART or more holds one of these at its start and at its end.
+        self.quads = {s[i : i + SHORT_PART] for s in secrets for i in range(len(s) - 3)}
+
+    def head(self, text: str, at: int) -> int:
+        """How many characters from `at` are the end of a secret (SHORT_PART or more)."""
+        if text[at : at + SHORT_PART] not in self.quads:
+            return 0
+        for size in range(FRAGMENT - 1, SHORT_PART - 1, -1):
+            if text[at : at + size] in self.endings:
+                return size
+        return 0
+
+    def tail(self, text: str, at: int, *, least: int) -> int:
+        """How many characters before `at` are the start of a secret (`least` or more)."""
+        if least >= SHORT_PART and text[at - SHORT_PART : at] not in self.quads:
+            return 0
+        for size in range(min(FRAGMENT - 1, at), least - 1, -1):
+            if text[at - size : at] in self.starts:
+                return size
+        return 0
+
+
+def _scrub_fragments(text: str, secrets: Sequence[str]) -> str:
+    """`text` with every run of FRAGMENT characters of a secret replaced (runs merged)."""
+    patterns = {
+        s[i : i + FRAGMENT]
+        for s in secrets
+        if len(s) > FRAGMENT
+        for i in range(len(s) - FRAGMENT + 1)
+    }
+    return _replaced(text, covered(text, tuple(patterns)), REDACTED) if patterns else text
+
+
+def _find_all(text: str, piece: str) -> list[int]:
+    found, at = [], text.find(piece)
+    while at != -1:
+        found.append(at)
+        at = text.find(piece, at + len(piece))
+    return found
 
 
 def scrub_json(value: Any, secrets: Sequence[str]) -> Any:
@@ -359,6 +439,7 @@ def shown_env_name(name: str) -> str:
 
 
 __all__ = [
+    "FRAGMENT",
     "REDACTED",
     "Redactor",
     "covered",

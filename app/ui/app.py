@@ -25,6 +25,7 @@ from textual.screen import Screen
 from textual.theme import Theme
 
 from app.demo.names import is_demo
+from app.display.sanitize import clean_line
 from app.settings.config import Config, ProviderConfig
 from app.settings.paths import config_path, state_path, user_themes_dir
 from app.settings.state import State, load_state, save_state
@@ -292,7 +293,10 @@ class TriptychApp(ChatHost):
         mark = " (last used)" if self._last_used else ""
         system = shaping.system_label(self.config, self.pane.conversation.system)
         named = f" · system: {system}" if system else ""
-        self.sub_title = f"{self.pane.provider.name} · {self.pane.model}{mark}{named}"
+        # A model named by a recording (`replay --ui`) or a server is outside text: drawn as it
+        # is, an escape in it would reach the terminal on every repaint of the header.
+        title = f"{self.pane.provider.name} · {self.pane.model}{mark}{named}"
+        self.sub_title = clean_line(title)
 
     def show_title(self) -> None:
         self._show_title()

@@ -42,6 +42,7 @@ from textual.widgets import Footer, Header
 from app.compare.blind import LETTERS, BlindRound, Verdict, naming, vote_text
 from app.compare.leaderboard import vote_pane
 from app.compare.spec import MAX_PANES, MIN_PANES, pane_labels
+from app.display.sanitize import clean_line
 from app.settings.config import ProviderConfig
 from app.store import ExportFormat, Store
 from app.store.session import ConversationRecord, PaneHistory
@@ -220,7 +221,7 @@ class CompareScreen(CompareShaping, CompareBranchKeys, CompareWire):
 
     def show_title(self) -> None:
         named = f" · system: {self.system_shown}" if self.system_shown else ""
-        self.sub_title = " · ".join(p.label for p in self.panes) + named
+        self.sub_title = clean_line(" · ".join(p.label for p in self.panes) + named)
 
     def on_screen_resume(self) -> None:
         self.maker.clock.max_period = longest_period(len(self.panes))

@@ -111,9 +111,12 @@ def complete(fragment: str, root: Path) -> Completion:
     first, last = names[0], names[-1]  # sorted: their common start is everyone's
     size = next((i for i, (a, b) in enumerate(zip(first, last, strict=False)) if a != b), None)
     common = first[:size] if size is not None else first[: len(last)]
-    return Completion(
-        common[len(prefix) :], tuple(names[:MAX_SHOWN]), more or len(names) > MAX_SHOWN
-    )
+    insert = common[len(prefix) :]
+    # The ghost text is drawn as it is and Right inserts it: it stops before the first
+    # character a terminal would act on (an OSC 52 in a name would write the clipboard as soon
+    # as `@` and a letter are typed) or that draws nothing. The names listed are shown cleaned.
+    safe = next((i for i, c in enumerate(insert) if not c.isprintable()), len(insert))
+    return Completion(insert[:safe], tuple(names[:MAX_SHOWN]), more or len(names) > MAX_SHOWN)
 
 
 class PathSuggester(Suggester):

@@ -17,7 +17,7 @@ from textual.content import Content
 from textual.message import Message
 from textual.widgets import TextArea
 
-from app.display.sanitize import clean_line
+from app.display.sanitize import literal_line
 from app.ui.widgets.at_paths import complete, mention_before, mentions
 
 NEWLINE_KEYS = ("ctrl+j", "shift+enter")
@@ -154,7 +154,7 @@ class PromptInput(TextArea):
         found = complete(fragment, self.path_root)
         self.suggestion = found.insert
         shown = "  ".join(found.candidates) + ("  …" if found.more else "")
-        line = clean_line(f"@ {shown} · → completes")  # file names, shown literally
+        line = literal_line(f"@ {shown} · → completes")  # file names, shown literally
         self.border_subtitle = Content(line) if found.candidates else None
 
     def action_cursor_up(self, select: bool = False) -> None:

@@ -13,6 +13,7 @@ from pathlib import Path
 from textual.content import Content
 from textual.widgets import Static
 
+from app.display.sanitize import clean_line
 from app.settings.paths import create_config_hint
 
 DEMO_WORDS = (
@@ -53,7 +54,7 @@ def welcome_content(facts: WelcomeFacts) -> Content:
         lines.append(
             Content.assemble(
                 "Chatting with ",
-                (f"{facts.provider} · {facts.model}", "bold"),
+                (clean_line(f"{facts.provider} · {facts.model}"), "bold"),
                 ". Ctrl+P switches provider or model.",
             )
         )
