@@ -7,6 +7,7 @@ feed every terminal can send — is the newline key shown in the footer.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
@@ -96,6 +97,9 @@ class PromptInput(TextArea):
         super().__init__("", id=id, soft_wrap=True, tab_behavior="focus", show_line_numbers=False)
         self.recall = PromptHistory([])
         self.path_root: Path | None = None  # where `@path` completes from (None: it does not)
+        # Why Enter cannot send now (an answer streams), asked before anything is cleared: a
+        # refused Enter leaves the draft, the cursor and the undo history exactly as they were.
+        self.refusal: Callable[[], str | None] | None = None
         self.placeholder = "Ask anything · Enter sends · ctrl+j newline · ctrl+p commands"
 
     async def _on_key(self, event: events.Key) -> None:
@@ -105,6 +109,10 @@ class PromptInput(TextArea):
             event.stop()
             event.prevent_default()
             self.action_newline()
+        elif event.key.startswith("alt+") and event.is_printable:
+            # Alt and a letter, read from ESC and the letter: a chord for the bindings (a
+            # vote, a tool's approval), never the letter typed into the draft.
+            event.prevent_default()
 
     def action_submit(self) -> None:
         self.submit()
@@ -118,6 +126,10 @@ class PromptInput(TextArea):
     def submit(self) -> None:
         text = self.text
         if not text.strip():
+            return
+        refused = self.refusal() if self.refusal is not None else None
+        if refused is not None:
+            self.notify(refused, severity="warning", markup=False)
             return
         self.recall.add(text)
         self.clear()
