@@ -75,6 +75,9 @@ async def test_a_cast_vote_shows_with_its_undo() -> None:
         bar.focus()
         await pilot.press("u")
         assert app.undone == 1
+        await pilot.click(VoteBar, offset=(1 + len("vote: all bad · ") + 1, 0))  # on "undo"
+        await pilot.pause()
+        assert app.undone == 2
         bar.done()
         await pilot.press("u")  # nothing to undo any more
-        assert app.undone == 1
+        assert app.undone == 2
