@@ -43,7 +43,7 @@ from app.store.records import (
 from app.store.schema import LATEST_VERSION, SchemaTooNew, migrate
 from app.store.search_index import NO_FTS5_WARNING, ensure_index, fts5_available
 from app.store.transaction import transaction
-from app.store.votes import Vote, insert_vote, select_votes
+from app.store.votes import Vote, delete_vote, insert_vote, select_votes
 from app.wire.api import Api
 from app.wire.attachment import Attachment
 from app.wire.exchange import CapturedExchange
@@ -217,6 +217,11 @@ class Store:
         """Store a blind comparison's verdict (its `created_at` is now); returns its id."""
         with self._write() as conn:
             return insert_vote(conn, vote, self.clock())
+
+    def delete_vote(self, vote_id: int) -> bool:
+        """Take a vote back (undone on the vote bar); False when it was not stored."""
+        with self._write() as conn:
+            return delete_vote(conn, vote_id)
 
     def votes(
         self,

@@ -75,6 +75,13 @@ def insert_vote(conn: sqlite3.Connection, vote: Vote, now: float) -> int:
     return vote_id
 
 
+def delete_vote(conn: sqlite3.Connection, vote_id: int) -> bool:
+    """Take a vote back (the voter's undo): no leaderboard counts it any more. False when it
+    was not there."""
+    conn.execute("DELETE FROM vote_panes WHERE vote_id = ?", (vote_id,))
+    return conn.execute("DELETE FROM votes WHERE id = ?", (vote_id,)).rowcount > 0
+
+
 def select_votes(
     conn: sqlite3.Connection,
     *,
@@ -130,4 +137,12 @@ def select_votes(
     ]
 
 
-__all__ = ["OUTCOMES", "Outcome", "Vote", "VotePane", "insert_vote", "select_votes"]
+__all__ = [
+    "OUTCOMES",
+    "Outcome",
+    "Vote",
+    "VotePane",
+    "delete_vote",
+    "insert_vote",
+    "select_votes",
+]

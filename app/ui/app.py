@@ -30,7 +30,7 @@ from app.settings.config import Config, ProviderConfig
 from app.settings.paths import config_path, state_path, user_themes_dir
 from app.settings.state import State, load_state, save_state
 from app.store.session import History, PaneHistory
-from app.ui import textual_layout, textual_strips
+from app.ui import textual_keys, textual_layout, textual_strips
 from app.ui.clipboard import copy_text
 from app.ui.crash_report import crash_report
 from app.ui.flows import choosing, shaping
@@ -106,6 +106,7 @@ class TriptychApp(ChatHost):
         super().__init__()
         textual_layout.install()
         textual_strips.install()
+        textual_keys.install()  # Alt+1 is a key for the bindings, not `¡` typed in the prompt
         self.history = History.later(history_file)  # opened after the first frame (issue 12)
         self.conversations = Conversations(self, self.history)
         self.continue_last = continue_last

@@ -160,7 +160,7 @@ async def test_a_blind_batch_is_voted_on_prompt_by_prompt(
         assert row_text(screen, 0)[2:] == ["vote ⏎", "·", "·", "·"]  # no figure says who
         assert "0 of 2 voted" in screen_text(app)
         screen.grid.move_cursor(row=0)
-        for prompt, key in (("first prompt", "1"), ("second prompt", "=")):
+        for prompt, key in (("first prompt", "alt+1"), ("second prompt", "alt+equals_sign")):
             await pilot.press("enter")
             await wait_until(pilot, lambda: isinstance(app.screen, BatchAnswers), what="it")
             answers = app.screen

@@ -121,14 +121,16 @@ async def test_blind_panes_hide_who_is_who_until_the_vote_and_the_vote_is_stored
         assert "TTFT" in before
         assert "tok/s" in before
         assert "out " in before
-        assert "Which is better?  1 A  2 B  3 C  ·  = tie  ·  x all bad  ·  Esc skip" in before
-        assert app.focused is screen.vote_bar
+        asked = "Which is better?  alt+1 A  alt+2 B  alt+3 C  ·  alt+= tie  ·  alt+x all bad"
+        assert asked in before
+        assert app.focused is screen.prompt  # the bar asks without taking the keyboard
 
-        await pilot.press("2")
+        await pilot.press("alt+2")
         await pilot.pause()
         after = screen_text(app)
         assert not screen.vote_bar.asking
         assert app.focused is screen.prompt
+        assert f"vote: B ({base[first[1]].label}) · undo" in after
         for pane in on_screen_order(app):  # revealed in the pane titles
             assert pane.provider.name in pane.header.render().plain
         assert all(name in after for name in WHO.values())
@@ -142,8 +144,15 @@ async def test_blind_panes_hide_who_is_who_until_the_vote_and_the_vote_is_stored
         assert screen.round.order == second
         assert on_screen_order(app) == [base[i] for i in second]
         assert leaks(before) == []  # hidden again
+        await pilot.press("shift+tab")  # to the bar, where the plain keys vote
+        await pilot.pause()
+        assert app.focused is screen.vote_bar
+        assert "Which is better?  1 A  2 B  3 C  ·  = tie  ·  x all bad  ·  Esc skip" in (
+            screen_text(app)
+        )
         await pilot.press("escape")
         await pilot.pause()
+        assert app.focused is screen.prompt
         assert all(name in screen_text(app) for name in WHO.values())
         conv_id = record.conv_id
 
@@ -165,11 +174,13 @@ async def test_tie_and_all_bad_keys_vote(fakes: dict[Api, FakeProvider], tmp_pat
     app = blind_app(fakes, tmp_path, blind=True)
     async with app.run_test(size=WIDE) as pilot:
         await voted_round(pilot, fakes, "one")
-        await pilot.press("=")
+        await pilot.press("alt+equals_sign")
         await pilot.pause()
+        assert "vote: tie · undo" in screen_text(app)
         await voted_round(pilot, fakes, "two")
-        await pilot.press("x")
+        await pilot.press("alt+x")
         await pilot.pause()
+        assert "vote: all bad · undo" in screen_text(app)
         assert not compare_screen(app).vote_bar.asking
     votes = read_votes(tmp_path / "history.db")
     assert [(v.outcome, v.winner) for v in votes] == [("tie", None), ("all_bad", None)]
@@ -229,7 +240,7 @@ async def test_the_palette_turns_a_comparison_blind_for_the_next_prompt(
 
         before = await voted_round(pilot, fakes, "blind now")
         assert leaks(before) == []
-        await pilot.press("1")
+        await pilot.press("alt+1")
         await pilot.pause()
         assert all(name in screen_text(app) for name in WHO.values())
     votes = read_votes(tmp_path / "history.db")
@@ -274,7 +285,7 @@ async def test_on_a_narrow_screen_the_tabs_follow_the_letters(
             assert tabs == ["1 A", "2 B", "3 C"]
             assert str(screen.tabs.active_tab.label).startswith("1 A")  # type: ignore[union-attr]
             assert leaks(before) == []
-            await pilot.press("escape")
+            await pilot.press("shift+tab", "escape")  # on the bar, Esc skips the vote
             await pilot.pause()
         assert orders[0] != orders[1]  # two shuffles, each laid out in letter order
         # After the vote the tabs name the panes, still in the round's order.
@@ -326,7 +337,7 @@ async def test_start_up_warnings_naming_a_pane_wait_for_the_vote(
         before = await voted_round(pilot, fakes, "which")
         assert leaks(before) == []
         assert [n.message for n in app._notifications if n.message == named] == []
-        await pilot.press("1")
+        await pilot.press("alt+1")
         await pilot.pause()
         assert named in [n.message for n in app._notifications]
 

@@ -156,7 +156,7 @@ async def test_a_second_blind_round_hides_the_first_rounds_answers_until_its_vot
             fakes[api].push(fake.stream(api, answer(text)))
         await ask(pilot, "round one")
         await wait_until(pilot, lambda: screen.vote_bar.asking, what="round one's vote bar")
-        await pilot.press("1")
+        await pilot.press("alt+1")
         await pilot.pause()
         revealed = screen_text(app)
         assert all(text in revealed for text in FIRST.values())  # named and seen

@@ -82,11 +82,11 @@ async def test_left_before_the_vote_it_reopens_blind_and_asks_the_vote(
         assert screen.hidden
         assert leaks(text) == [], text
         assert [p.header.render().plain for p in screen.panes] == ["A", "B", "C"]
-        assert "Which is better?  1 A  2 B  3 C" in text
-        assert again.focused is screen.vote_bar
+        assert "Which is better?  alt+1 A  alt+2 B  alt+3 C" in text
+        assert again.focused is screen.prompt
         assert screen.round is not None
         winner = screen.round.order[2]  # the pane shown as C, in the stored pane order
-        await pilot.press("3")
+        await pilot.press("alt+3")
         await pilot.pause()
         assert not screen.hidden
         assert all(name in screen_text(again) for name in WHO.values())
@@ -110,7 +110,7 @@ async def test_voted_it_reopens_with_the_names_and_the_vote_and_the_next_prompt_
         await voted_round(pilot, fakes, "judged")
         assert screen.round is not None
         winner = screen._round_panes[screen.round.order[1]].provider.name
-        await pilot.press("2")
+        await pilot.press("alt+2")
         await pilot.pause()
     votes: list[Vote] = read_votes(db)
     assert len(votes) == 1
@@ -128,7 +128,7 @@ async def test_voted_it_reopens_with_the_names_and_the_vote_and_the_next_prompt_
 
         before = await voted_round(pilot, fakes, "next one")  # blind again
         assert leaks(before) == []
-        await pilot.press("=")
+        await pilot.press("alt+equals_sign")
         await pilot.pause()
     assert [(v.prompt, v.outcome) for v in read_votes(db)] == [
         ("judged", "winner"),
@@ -149,7 +149,7 @@ async def test_reopened_before_its_vote_a_later_round_hides_the_earlier_answers(
             fakes[api].push(fake.stream(api, answer(text)))
         await ask(pilot, "round one")
         await wait_until(pilot, lambda: screen.vote_bar.asking, what="round one's vote bar")
-        await pilot.press("1")
+        await pilot.press("alt+1")
         await voted_round(pilot, fakes, "round two")  # left with the vote bar asking
 
     again = continued(fakes, tmp_path)
@@ -163,7 +163,7 @@ async def test_reopened_before_its_vote_a_later_round_hides_the_earlier_answers(
         assert "round one" not in text
         assert "round two" in text
         assert "earlier rounds hidden until the vote" in text
-        await pilot.press("1")
+        await pilot.press("alt+1")
         await pilot.pause()
         after = screen_text(again)
         assert all(t in after for t in first_answers.values())

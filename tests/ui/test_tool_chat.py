@@ -30,6 +30,7 @@ from tests.ui.tool_helpers import (
     ToolTextEditor,
     calling,
     cards,
+    reach,
     tools_config,
     wait_for,
     wait_idle,
@@ -47,7 +48,8 @@ async def test_a_result_typed_in_the_card_goes_back_in_the_formats_own_shape(
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, PROMPT)
         editor = await wait_for(pilot, ToolTextEditor, "the result editor")
-        assert app.focused is editor
+        assert app.focused is app.screen.query_one("#prompt")  # it takes no focus by itself
+        await reach(pilot, editor)
         editor.insert(RESULT)
         await pilot.press("enter")
         await wait_idle(pilot)
@@ -69,6 +71,7 @@ async def test_ctrl_e_marks_the_typed_result_as_an_error(
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, PROMPT)
         editor = await wait_for(pilot, ToolTextEditor, "the result editor")
+        await reach(pilot, editor)
         editor.insert("no such city")
         await pilot.press("ctrl+e")
         assert "error result" in str(editor.border_title)
@@ -101,11 +104,11 @@ async def test_bad_arguments_are_said_on_the_card_and_sent_back_when_chosen(
     app = make_app(tools_config(fake_provider), tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, PROMPT)
-        row = await wait_for(pilot, ProblemRow, "the problem row")
-        assert app.focused is row
+        await wait_for(pilot, ProblemRow, "the problem row")
+        assert app.focused is app.screen.query_one("#prompt")  # it takes no focus by itself
         assert f"⚠ {says}" in screen_text(app)
         assert PROBLEM_TEXT in screen_text(app)
-        await pilot.press("b")
+        await pilot.press("alt+b")
         await wait_idle(pilot)
         (message,) = [m for m in fake_provider.requests[1].json["messages"] if m["role"] == "tool"]
         assert message == {"role": "tool", "tool_call_id": "call_1", "content": says}
@@ -125,7 +128,7 @@ async def test_a_tool_that_does_not_exist_left_unanswered_stops_the_loop_and_cha
         await send(pilot, PROMPT)
         await wait_for(pilot, ProblemRow, "the problem row")
         assert "⚠ there is no tool named 'get_wether' (offered: get_weather)" in (screen_text(app))
-        await pilot.press("l")
+        await pilot.press("alt+l")
         await wait_idle(pilot)
         assert len(fake_provider.requests) == 1
         assert "left unanswered: nothing more is sent until your next prompt" in (screen_text(app))
@@ -149,6 +152,7 @@ async def test_the_loop_stops_at_the_round_limit(
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, PROMPT)
         editor = await wait_for(pilot, ToolTextEditor, "the result editor")
+        await reach(pilot, editor)
         editor.insert(RESULT)
         await pilot.press("enter")
         await wait_until(pilot, lambda: len(cards(app)) == 2, 10, "the second round")
@@ -173,6 +177,7 @@ async def test_esc_in_the_follow_up_stream_keeps_the_result_and_the_chat_goes_on
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, PROMPT)
         editor = await wait_for(pilot, ToolTextEditor, "the result editor")
+        await reach(pilot, editor)
         editor.insert(RESULT)
         await pilot.press("enter")
         await wait_until(pilot, lambda: len(fake_provider.requests) == 2, 10, "the follow-up")
@@ -198,6 +203,7 @@ async def test_results_are_stored_with_their_calls_and_replayed_after_reopening(
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, PROMPT)
         editor = await wait_for(pilot, ToolTextEditor, "the result editor")
+        await reach(pilot, editor)
         editor.insert(RESULT)
         await pilot.press("enter")
         await wait_idle(pilot)
@@ -299,6 +305,7 @@ async def test_a_result_is_literal_text_on_the_card(
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, PROMPT)
         editor = await wait_for(pilot, ToolTextEditor, "the result editor")
+        await reach(pilot, editor)
         editor.insert("[bold red]hot[/] \x1b[31mred\x1b[0m")
         await pilot.press("enter")
         await wait_idle(pilot)
@@ -333,6 +340,7 @@ async def test_esc_in_the_result_editor_stops_the_loop_and_the_chat_goes_on(
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, PROMPT)
         editor = await wait_for(pilot, ToolTextEditor, "the result editor")
+        await reach(pilot, editor)
         editor.insert("half typ")
         await pilot.press("escape")
         await wait_idle(pilot)
@@ -366,6 +374,7 @@ async def test_a_retry_after_a_failed_follow_up_asks_again_from_the_results(
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, PROMPT)
         editor = await wait_for(pilot, ToolTextEditor, "the result editor")
+        await reach(pilot, editor)
         editor.insert(RESULT)
         await pilot.press("enter")
         await wait_until(pilot, lambda: len(fake_provider.requests) == 2, 10, "the follow-up")
@@ -396,6 +405,7 @@ async def test_the_chat_status_says_tool_call_while_a_call_waits_then_the_real_s
         await send(pilot, PROMPT)
         editor = await wait_for(pilot, ToolTextEditor, "the result editor")
         await wait_until(pilot, lambda: state_word(app) == TOOL_CALL, 10, "the tool call state")
+        await reach(pilot, editor)
         editor.insert(RESULT)
         await pilot.press("enter")
         await wait_idle(pilot)
@@ -411,6 +421,7 @@ async def test_a_long_result_opens_and_closes_with_enter_once_shift_tab_reaches_
     async with app.run_test(size=SIZE) as pilot:
         await send(pilot, PROMPT)
         editor = await wait_for(pilot, ToolTextEditor, "the result editor")
+        await reach(pilot, editor)
         editor.insert(long)
         await pilot.press("enter")
         await wait_idle(pilot)

@@ -39,14 +39,14 @@ async def test_each_pane_asks_its_own_approval_and_runs_its_own_call(
         await pilot.pause()
         cc, am = screen.panes
         rows: dict[Any, ApprovalRow] = {pane: pane.query_one(ApprovalRow) for pane in (cc, am)}
-        first = app.focused
-        assert first in rows.values()  # one row has the focus; the other waits its turn
+        assert app.focused is screen.prompt  # neither row takes the keyboard from the prompt
         assert cc.state == am.state == TOOL_CALL  # the status line and the tab say so
-        await pilot.press("r")
-        answered = next(p for p, r in rows.items() if r is first)
-        waiting = am if answered is cc else cc
-        await wait_until(pilot, lambda: app.focused is rows[waiting], 15, "the focus moves on")
-        await pilot.press("d")
+        await pilot.press("alt+r")  # the first row waiting on screen: the left pane's
+        answered, waiting = cc, am
+        await wait_until(pilot, lambda: rows[cc].answer.done(), 15, "cc's row answered")
+        assert not rows[am].answer.done()
+        assert app.focused is screen.prompt
+        await pilot.press("alt+d")
         await wait_until(
             pilot, lambda: len(fakes[Api.MESSAGES].requests) == 2, 15, "am's follow-up"
         )

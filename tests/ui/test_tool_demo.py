@@ -11,7 +11,7 @@ import pytest
 from app.demo.server import DemoServer, Pacing, with_demo_providers
 from app.settings.config import Config, ToolConfig
 from tests.ui.helpers import SIZE, make_app, screen_text, send
-from tests.ui.tool_helpers import SCHEMA, ToolTextEditor, cards, wait_for, wait_idle
+from tests.ui.tool_helpers import SCHEMA, ToolTextEditor, cards, reach, wait_for, wait_idle
 
 WEATHER = ToolConfig("get_weather", "Weather now", SCHEMA)
 
@@ -27,6 +27,7 @@ async def test_the_demo_answers_a_tool_result_with_text_that_quotes_it(
         async with app.run_test(size=SIZE) as pilot:
             await send(pilot, "weather in Paris?")
             editor = await wait_for(pilot, ToolTextEditor, "the result editor")
+            await reach(pilot, editor)
             editor.insert('{"temp": 21}')
             await pilot.press("enter")
             await wait_idle(pilot)

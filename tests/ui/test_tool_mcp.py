@@ -12,7 +12,7 @@ from textual.pilot import Pilot
 
 from app.demo.frames import Answer
 from app.ui.app import TriptychApp
-from app.ui.widgets.tool_approval import KEYS_HINT, ROW_TEXT
+from app.ui.widgets.tool_approval import ALT_HINT, KEYS_HINT, ROW_TEXT
 from app.ui.widgets.tool_call import DRAFTING
 from app.wire.engine import Api
 from tests.fakes import provider as fake
@@ -49,9 +49,10 @@ def tool_message(request_json: dict[str, Any]) -> dict[str, Any]:
 
 
 async def approve(pilot: Pilot[Any], key: str) -> None:
-    row = await wait_for(pilot, ApprovalRow, "the approval row")
-    assert pilot.app.focused is row
-    await pilot.press(key)
+    """Answer the row from the prompt, which keeps the focus: the row's Alt chord."""
+    await wait_for(pilot, ApprovalRow, "the approval row")
+    assert pilot.app.focused is pilot.app.screen.query_one("#prompt")
+    await pilot.press(f"alt+{key}")
 
 
 async def test_the_approval_row_runs_the_call_on_r(
@@ -68,7 +69,8 @@ async def test_the_approval_row_runs_the_call_on_r(
             == "Run  ·  Always for this tool  ·  Always for this server  ·  Deny  ·  Edit arguments"
         )
         assert ROW_TEXT in shown
-        assert KEYS_HINT in shown
+        assert all(line in shown for line in ALT_HINT.splitlines())  # keys from the prompt
+        assert KEYS_HINT not in shown
         assert "always: tool" in footer_text(app)
         assert len(fake_provider.requests) == 1  # nothing runs or is sent before the answer
         await approve(pilot, "r")

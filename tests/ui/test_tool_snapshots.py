@@ -111,7 +111,7 @@ def test_a_card_with_its_result_and_the_next_turn(
 
     async def run_it(pilot: Pilot[Any]) -> None:
         await ask(pilot)
-        await pilot.press("r")
+        await pilot.press("alt+r")
         await wait_until(pilot, lambda: not app.pane.streaming, 20, "the next turn")
         await wait_until(pilot, lambda: not app.render_clock.live)
         await pilot.pause(0.15)

@@ -70,6 +70,15 @@ async def wait_for(pilot: Pilot[Any], kind: type, what: str, timeout: float = 10
     return pilot.app.screen.query(kind).first()
 
 
+async def reach(pilot: Pilot[Any], widget: Any) -> None:
+    """Move to a waiting row or editor as a user does (it never takes the focus itself):
+    shift+tab from the prompt."""
+    assert pilot.app.focused is pilot.app.screen.query_one("#prompt")
+    await pilot.press("shift+tab")
+    await pilot.pause()
+    assert pilot.app.focused is widget
+
+
 async def wait_answered(pilot: Pilot[Any], card: ToolCallCard, timeout: float = 10.0) -> None:
     await wait_until(pilot, lambda: card.outcome.answered, timeout, "the card's result")
 
@@ -92,6 +101,7 @@ __all__ = [
     "ToolTextEditor",
     "calling",
     "cards",
+    "reach",
     "server",
     "tools_config",
     "wait_answered",

@@ -125,6 +125,20 @@ def test_deleting_a_conversation_keeps_its_votes_unless_asked(store: Store) -> N
     assert vote.panes[0].key == "a:m"
 
 
+def test_a_vote_taken_back_is_gone_with_its_panes(store: Store, tmp_path: Path) -> None:
+    panes = (VotePane("a", "m"), VotePane("b", "m"))
+    kept = store.record_vote(Vote("kept", panes, "tie"))
+    undone = store.record_vote(Vote("undone", panes, "all_bad"))
+
+    assert store.delete_vote(undone)
+    assert not store.delete_vote(undone)  # once only
+    assert [(v.id, v.prompt) for v in store.votes()] == [(kept, "kept")]
+    rows = sqlite3.connect(tmp_path / "history.sqlite3").execute(
+        "SELECT count(*) FROM vote_panes WHERE vote_id = ?", (undone,)
+    )
+    assert rows.fetchone()[0] == 0
+
+
 @pytest.mark.parametrize(
     ("outcome", "winner", "why"),
     [

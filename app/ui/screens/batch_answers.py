@@ -1,6 +1,7 @@
 """One prompt of a batch with its answers side by side: the comparison screen, with Esc going
-back to the batch's table once nothing streams (and the vote bar is not asking: there Esc
-skips). A blind batch's prompt is voted on here, as any blind comparison reopened."""
+back to the batch's table once nothing streams (unless the user has moved to the asking vote
+bar: there Esc skips). A blind batch's prompt is voted on here, as any blind comparison
+reopened."""
 
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ class BatchAnswers(CompareScreen):
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "stop_or_back":
-            return not self.vote_bar.asking
+            return not (self.vote_bar.asking and self.vote_bar.has_focus)
         return super().check_action(action, parameters)
 
     def action_stop_or_back(self) -> None:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
-from textual.events import Click, DescendantFocus
+from textual.events import Click, DescendantFocus, Key
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Header, TextArea
@@ -37,6 +37,8 @@ from app.ui.screens.branching import (
     BranchKeys,
     ChatBranches,
 )
+from app.ui.screens.tool_keys import TOOL_BINDINGS, ToolKeys
+from app.ui.screens.typing import key_to_prompt
 from app.ui.widgets.attachment_chips import AttachmentChips
 from app.ui.widgets.chat_pane import ChatPane
 from app.ui.widgets.pane_streams import KeptStreams, StreamReader
@@ -162,12 +164,13 @@ EDIT_TITLE = "editing the last prompt · Enter resends it · Esc cancels"
 NEW_CHAT_EDIT_TITLE = "the edited prompt · Enter sends it in this new chat · Esc cancels"
 
 
-class ChatScreen(BranchKeys, Screen[None]):
+class ChatScreen(BranchKeys, ToolKeys, Screen[None]):
     KEY_GROUP: ClassVar[str] = "Chat"
     COMMANDS: ClassVar[set[Any]] = {ChatCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
         LEAVE_SELECTION,  # with a message selected (branches), Esc goes back to the prompt
         *BRANCH_BINDINGS,  # first in the footer while a message is selected
+        *TOOL_BINDINGS,  # first in the footer while a tool call waits for its approval
         Binding("escape", "stop_stream", "stop", priority=True, tooltip="what arrived stays"),
         Binding(
             "escape", "cancel_edit", "cancel edit", priority=True, tooltip="of the last prompt"
@@ -256,6 +259,7 @@ class ChatScreen(BranchKeys, Screen[None]):
         self.editing: Conversation | None = None
         self._draft = ""  # what the input held when the edit of the last prompt began
         self.branches = ChatBranches(pane, self.prompt, self.attaching)  # select, edit, …
+        self.prompt.refusal = self.send_refused
 
     def compose(self) -> ComposeResult:
         yield Header(icon="◧")
@@ -291,6 +295,9 @@ class ChatScreen(BranchKeys, Screen[None]):
         branch = self.branch_action_applies(action)
         if branch is not None:
             return branch
+        tool = self.tool_action_applies(action)
+        if tool is not None:
+            return tool
         if action == "stop_stream":
             turn = self.pane.turn
             return (turn is not None and not turn.done) or self.pane.running_tools
@@ -305,6 +312,20 @@ class ChatScreen(BranchKeys, Screen[None]):
         if action == "edit_last_prompt":  # while an answer streams, the key says why not
             return self.pane.last_prompt() is not None
         return True
+
+    def on_key(self, event: Key) -> None:
+        key_to_prompt(self, self.prompt, event)  # typed away from the prompt: it goes there
+
+    def send_refused(self) -> str | None:
+        """Why Enter cannot send now (the prompt says it and keeps the draft as it is)."""
+        if not self.pane.streaming:
+            return None
+        if self.branches.edit is not None:
+            return STILL_ANSWERING.format(what="send the edit")
+        return f"{self._busy()} — press Esc to stop it first."
+
+    def _busy(self) -> str:
+        return "A tool call waits" if self.pane.running_tools else "Still answering"
 
     def action_stop_stream(self) -> None:
         self.pane.stop()
@@ -384,6 +405,7 @@ class ChatScreen(BranchKeys, Screen[None]):
         self.branches.forget()
         await self.pane.new_chat()
         await self.show_welcome()
+        self.prompt.focus()  # not the new, empty transcript a selection had focused
 
     def new_chat_later(self) -> None:
         """ "New chat" from the palette, in a worker (the palette has closed by then)."""
@@ -482,8 +504,7 @@ class ChatScreen(BranchKeys, Screen[None]):
                 return
         if not await self.pane.send(text, attachments):
             self.prompt.load_text(message.text)
-            busy = "A tool call waits" if self.pane.running_tools else "Still answering"
-            self.notify(f"{busy} — press Esc to stop it first.", severity="warning")
+            self.notify(f"{self._busy()} — press Esc to stop it first.", severity="warning")
         elif editing is not None:  # the edit went as a new prompt (another chat is shown)
             await self._draft_back()
         else:

@@ -39,7 +39,7 @@ from textual.containers import Horizontal
 from textual.message import Message
 from textual.widgets import Footer, Header
 
-from app.compare.blind import LETTERS, BlindRound, Verdict, naming, vote_text
+from app.compare.blind import LETTERS, BlindRound, Verdict, naming, verdict, vote_text
 from app.compare.leaderboard import vote_pane
 from app.compare.spec import MAX_PANES, MIN_PANES, pane_labels
 from app.display.sanitize import clean_line
@@ -51,17 +51,38 @@ from app.ui.clipboard import copy_text
 from app.ui.model_choice import describe, model_names, show_models
 from app.ui.palette import Choice, ScreenCommands, show_choices
 from app.ui.render_clock import MAX_PERIOD
-from app.ui.screens.branching import BRANCH_BINDINGS, CANCEL_BRANCH_EDIT, LEAVE_SELECTION
+from app.ui.screens.branching import (
+    BRANCH_BINDINGS,
+    CANCEL_BRANCH_EDIT,
+    LEAVE_SELECTION,
+    STILL_ANSWERING,
+)
 from app.ui.screens.compare_branching import CompareBranchKeys
 from app.ui.screens.compare_shaping import CompareShaping, fit_pane
 from app.ui.screens.compare_wire import CompareWire
+from app.ui.screens.tool_keys import TOOL_BINDINGS, ToolKeys
+from app.ui.screens.typing import key_to_prompt
 from app.ui.widgets.chat_pane import ChatPane
 from app.ui.widgets.compare_pane import ComparePane, settled_history, show_conversation
 from app.ui.widgets.compare_panes import ComparePanes, PaneMaker
 from app.ui.widgets.compare_ranking import CompareRanking
 from app.ui.widgets.compare_tabs import PaneTabs, Tab, tab_label
 from app.ui.widgets.prompt import PromptInput
-from app.ui.widgets.vote_bar import VoteBar
+from app.ui.widgets.vote_bar import UNDO_KEY, VoteBar
+
+# A blind round's votes from anywhere, the prompt too: Alt chords, which no typing sends (in a
+# real terminal Alt+1 arrives as ESC and `1`: app/ui/textual_keys.py). Priority bindings, so a
+# focused text field never sees them; each applies only while the vote bar asks.
+VOTE_BINDINGS: list[BindingType] = [
+    *(
+        Binding(f"alt+{n}", f"vote('{n}')", f"vote {LETTERS[n - 1]}", show=False, priority=True)
+        for n in range(1, MAX_PANES + 1)
+    ),
+    Binding("alt+equals_sign", "vote('=')", "vote: a tie", show=False, priority=True),
+    Binding("alt+x", "vote('x')", "vote: all bad", show=False, priority=True),
+    Binding(UNDO_KEY, "undo_vote", "undo vote", priority=True, tooltip="the vote just cast"),
+]
+VOTE_WORDS = {"tie": "tie", "all_bad": "all bad", "skipped": "skipped"}
 
 # Columns a pane needs beside others: its status line and a code line fit without wrapping
 # every few words. Narrower than this per pane and the comparison shows one pane under tabs.
@@ -85,9 +106,11 @@ class CompareCommands(ScreenCommands):
         return screen.commands() if isinstance(screen, CompareScreen) else ()
 
 
-class CompareScreen(CompareShaping, CompareBranchKeys, CompareWire):
+class CompareScreen(CompareShaping, CompareBranchKeys, ToolKeys, CompareWire):
     COMMANDS: ClassVar[set[Any]] = {CompareCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
+        *VOTE_BINDINGS,  # first: "undo vote" shows in the footer while it applies
+        *TOOL_BINDINGS,  # in the footer while a pane's tool call waits for its approval
         LEAVE_SELECTION,  # with a pane's message selected (branches), Esc goes back
         *BRANCH_BINDINGS,  # on the selected pane's messages (app/ui/screens/compare_branching.py)
         Binding("escape", "stop_all", "stop all", priority=True),
@@ -174,6 +197,8 @@ class CompareScreen(CompareShaping, CompareBranchKeys, CompareWire):
         self.prompt = PromptInput(id="prompt")
         self.prompt.path_root = self.attaching.root  # `@path` (CompareShaping)
         self.vote_bar = VoteBar(id="vote-bar")
+        self.prompt.refusal = self.send_refused
+        self._cast: list[int] | None = None  # the vote on the bar: its id once it is stored
         # Written to the record before the next prompt: (the pane it is for, or None for all).
         self._carries: list[tuple[ComparePane | None, Carry]] = []
 
@@ -301,6 +326,21 @@ class CompareScreen(CompareShaping, CompareBranchKeys, CompareWire):
     def busy(self) -> list[ComparePane]:
         return [pane for pane in self.panes if pane.streaming]
 
+    def on_key(self, event: events.Key) -> None:
+        key_to_prompt(self, self.prompt, event)  # typed on a pane, a tab, the bar: the prompt's
+
+    def send_refused(self) -> str | None:
+        """Why Enter cannot send now (the prompt says it and keeps the draft as it is)."""
+        editing = self._editing()
+        if editing is not None:  # a pane's prompt edited: only that pane answers it
+            streaming = editing.pane.streaming
+            return STILL_ANSWERING.format(what="send the edit") if streaming else None
+        busy = self.busy
+        if not busy:
+            return None
+        names = ", ".join(str(p.number) for p in busy)
+        return f"Pane {names} is still answering — Esc stops all, ctrl+s the selected pane."
+
     async def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
         if await self.send_branch_edit(message.text):  # an edited prompt: its pane only
             return
@@ -341,12 +381,20 @@ class CompareScreen(CompareShaping, CompareBranchKeys, CompareWire):
         branch = self.branch_action_applies(action)
         if branch is not None:
             return branch
+        tool = self.tool_action_applies(action)
+        if tool is not None:
+            return tool
         if action == "stop_all":
             return any(
                 (p.turn is not None and not p.turn.done) or p.running_tools for p in self.panes
             )
         if action == "continue_alone":  # out of the footer while blind: it names the pane
             return not self.hidden
+        if action == "vote":
+            blind = self.vote_bar.blind
+            return blind is not None and verdict(str(parameters[0]), blind) is not None
+        if action == "undo_vote":
+            return self.vote_bar.undoable
         return True
 
     async def action_show_history(self) -> None:
@@ -383,7 +431,8 @@ class CompareScreen(CompareShaping, CompareBranchKeys, CompareWire):
         done = all(p.turn is not None and p.turn.done for p in self._round_panes)
         if self._awaiting_vote and self.round is not None and done:
             self._awaiting_vote = False
-            self.vote_bar.ask(self.round)
+            self.vote_bar.ask(self.round)  # the focus stays where it is: a vote is deliberate
+            self.refresh_bindings()
 
     # -- blind -------------------------------------------------------------------------------
 
@@ -426,14 +475,49 @@ class CompareScreen(CompareShaping, CompareBranchKeys, CompareWire):
         )
         return shown
 
+    def action_vote(self, key: str) -> None:
+        """Alt+1…4, Alt+=, Alt+x: the vote bar's key, from wherever the focus is."""
+        self.vote_bar.vote(key)
+
     def on_vote_bar_voted(self, message: VoteBar.Voted) -> None:
         message.stop()
         self._vote(message.verdict)
+        self.vote_bar.cast(self._vote_words(message.verdict))
+        self.refresh_bindings()
+
+    def _vote_words(self, verdict: Verdict) -> str:
+        """The vote as the bar says it once the names are back: `B (zebra)`, `all bad`."""
+        if verdict.winner is None or self.round is None:
+            return VOTE_WORDS.get(verdict.outcome, verdict.outcome)
+        pane = self._round_panes[verdict.winner]
+        return f"{self.round.letter(verdict.winner)} ({pane.label})"
+
+    def on_vote_bar_undo_wanted(self, message: VoteBar.UndoWanted) -> None:
+        message.stop()
+        self.action_undo_vote()
+
+    def action_undo_vote(self) -> None:
+        """Take the vote on the bar back: out of the store, so no leaderboard counts it."""
+        if not self.vote_bar.undoable:
+            return
+        cast, self._cast = self._cast, None
+        self.vote_bar.done()
+        self.refresh_bindings()
+        record = self.record
+        if cast is not None and record is not None:
+
+            def delete(store: Store) -> None:
+                for vote_id in cast:  # stored by then: the writer keeps the order asked
+                    store.delete_vote(vote_id)
+
+            record.history.submit(delete)
+        self.notify("Vote undone: the leaderboard no longer counts it.", timeout=4)
 
     def _vote(self, verdict: Verdict) -> None:
         """Reveal the names and store the verdict with the round's panes and figures."""
         assert self.round is not None
         self.vote_bar.done()
+        self._cast = None
         self.round = self.round.reveal()
         panes = list(self._round_panes)
         now = self.maker.clock.now()
@@ -456,6 +540,8 @@ class CompareScreen(CompareShaping, CompareBranchKeys, CompareWire):
         record, prompt = self.record, self._round_prompt
         if record is None or record.history.store is None:
             return
+        cast: list[int] = []
+        self._cast = cast
 
         def write(store: Store) -> None:
             vote_panes = tuple(
@@ -470,7 +556,7 @@ class CompareScreen(CompareShaping, CompareBranchKeys, CompareWire):
                 conversation_id=record.conv_id,
                 tag=self.vote_tag,
             )
-            store.record_vote(vote)
+            cast.append(store.record_vote(vote))
 
         record.history.submit(write)
 

@@ -7,6 +7,7 @@ feed every terminal can send — is the newline key shown in the footer.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
@@ -97,6 +98,9 @@ class PromptInput(TextArea):
         self.recall = PromptHistory([])
         self.path_root: Path | None = None  # where `@path` completes from (None: it does not)
         self.pasted: set[str] = set()  # `@` mentions that came in pasted text, not yet taken
+        # Why Enter cannot send now (an answer streams), asked before anything is cleared: a
+        # refused Enter leaves the draft, the cursor and the undo history exactly as they were.
+        self.refusal: Callable[[], str | None] | None = None
         self.placeholder = "Ask anything · Enter sends · ctrl+j newline · ctrl+p commands"
 
     async def _on_key(self, event: events.Key) -> None:
@@ -106,6 +110,10 @@ class PromptInput(TextArea):
             event.stop()
             event.prevent_default()
             self.action_newline()
+        elif event.key.startswith("alt+") and event.is_printable:
+            # Alt and a letter, read from ESC and the letter: a chord for the bindings (a
+            # vote, a tool's approval), never the letter typed into the draft.
+            event.prevent_default()
 
     async def _on_paste(self, event: events.Paste) -> None:
         """Pasted text goes in as TextArea puts it; the mentions it made are noted so they
@@ -134,6 +142,10 @@ class PromptInput(TextArea):
     def submit(self) -> None:
         text = self.text
         if not text.strip():
+            return
+        refused = self.refusal() if self.refusal is not None else None
+        if refused is not None:
+            self.notify(refused, severity="warning", markup=False)
             return
         self.recall.add(text)
         self.clear()

@@ -1,7 +1,11 @@
 """The approval row on an MCP tool's card: Run · Always for this tool · Always for this server ·
 Deny · Edit arguments, one key each (underlined in the row, and in the footer while it has
 focus). The row only collects the choice (`answer`); the tool loop's ApprovalPolicy remembers
-the "always" ones."""
+the "always" ones.
+
+The row never takes the focus (a key typed for the prompt must not answer it): its hint line
+names the screen's Alt chords while the focus is elsewhere (app/ui/screens/tool_keys.py), and its
+plain keys once the user has moved to it."""
 
 from __future__ import annotations
 
@@ -25,6 +29,29 @@ OPTIONS: tuple[tuple[Choice, str, int], ...] = (
 )
 ROW_TEXT = SEPARATOR.join(label for _, label, _ in OPTIONS)
 KEYS_HINT = "keys: r run · t always tool · s always server · d deny · e edit · Esc stops"
+ALT_HINT = (
+    "keys: alt+r run · alt+t always tool · alt+s always server · alt+d deny · alt+e edit"
+    "\nor shift+tab to this row: r t s d e · Esc stops"
+)
+
+
+class HintedRow(Static, can_focus=True):
+    """A row whose hint line names the keys that answer it from where the focus is."""
+
+    def __init__(self, text: Content, hint: str, alt_hint: str) -> None:
+        super().__init__()
+        self._text = text
+        self._hints = {True: hint, False: alt_hint}
+        self._say(False)
+
+    def _say(self, focused: bool) -> None:
+        self.update(self._text + Content("\n" + self._hints[focused]).stylize("$text-muted"))
+
+    def on_focus(self) -> None:
+        self._say(True)
+
+    def on_blur(self) -> None:
+        self._say(False)
 
 
 def row_content() -> Content:
@@ -39,7 +66,7 @@ def row_content() -> Content:
     return Content(SEPARATOR).join(parts)
 
 
-class ApprovalRow(Static, can_focus=True):
+class ApprovalRow(HintedRow):
     DEFAULT_CSS = """
     ApprovalRow {
         height: auto;
@@ -60,7 +87,7 @@ class ApprovalRow(Static, can_focus=True):
     ]
 
     def __init__(self) -> None:
-        super().__init__(row_content() + Content("\n" + KEYS_HINT).stylize("$text-muted"))
+        super().__init__(row_content(), KEYS_HINT, ALT_HINT)
         self.answer: asyncio.Future[Choice] = asyncio.get_running_loop().create_future()
 
     def action_choose(self, choice: str) -> None:
@@ -70,9 +97,13 @@ class ApprovalRow(Static, can_focus=True):
 
 PROBLEM_TEXT = "Send this error back as the result  ·  Leave the call unanswered"
 PROBLEM_HINT = "keys: Enter or b sends it back · l leaves it (the loop stops) · Esc stops"
+PROBLEM_ALT_HINT = (
+    "keys: alt+b sends it back · alt+l leaves it (the loop stops)"
+    "\nor shift+tab to this row: Enter or b, l · Esc stops"
+)
 
 
-class ProblemRow(Static, can_focus=True):
+class ProblemRow(HintedRow):
     """A call that cannot run as the model wrote it: send Triptych's error back, or not."""
 
     DEFAULT_CSS = """
@@ -92,9 +123,7 @@ class ProblemRow(Static, can_focus=True):
     ]
 
     def __init__(self) -> None:
-        super().__init__(
-            Content(PROBLEM_TEXT) + Content("\n" + PROBLEM_HINT).stylize("$text-muted")
-        )
+        super().__init__(Content(PROBLEM_TEXT), PROBLEM_HINT, PROBLEM_ALT_HINT)
         self.answer: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
 
     def action_choose(self, send: bool) -> None:
@@ -103,7 +132,10 @@ class ProblemRow(Static, can_focus=True):
 
 
 __all__ = [
+    "ALT_HINT",
     "KEYS_HINT",
+    "PROBLEM_ALT_HINT",
+    "PROBLEM_HINT",
     "PROBLEM_TEXT",
     "ROW_TEXT",
     "ApprovalRow",

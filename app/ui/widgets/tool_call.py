@@ -209,26 +209,23 @@ class ToolOutcome(Vertical):
         yield self._head
         yield self._body
 
-    async def ask(self, widget: Widget, answer: asyncio.Future[_T]) -> _T:
+    async def ask(self, widget: Widget, answer: asyncio.Future[_T], *, focus: bool = False) -> _T:
         """Mount `widget` here until `answer` is set, then remove it.
 
-        It takes the focus unless the user is typing a draft in the prompt (a key meant for
-        the draft must not answer it: they are told, and shift+tab reaches it) or is answering
-        another call (another pane's): the next one waiting gets the focus when that is done,
-        and when none is left the focus goes back to where it was."""
+        It takes the focus only with `focus` (the arguments editor, which the user just asked
+        for). A row or a result editor that comes by itself appears while the user may be
+        typing the next prompt, empty or not, and a key meant for the prompt must never answer
+        it (`t` of "tell me more" was "Always for this tool"): it is answered with the screen's
+        Alt chords (app/ui/screens/tool_keys.py), or its own keys once the user moves to it
+        (shift+tab, a click). Answered with the focus on it, the focus goes back to the prompt,
+        not on to another call waiting: the next keys may be the next prompt's."""
         screen = self.screen
-        before = screen.focused
         widget.add_class(ASKING)
         await self.mount(widget)
-        if before is not None and not before.display:
-            before = None  # the editor this one reopens (it is closing): take its focus
+        if focus:
             widget.focus()
-        elif before is not None and before.has_class(ASKING):
-            before = None  # the other call's answer gives the focus on
-        elif _drafting(before):
+        elif _drafting(screen.focused):
             self.app.notify(DRAFTING, timeout=6, markup=False)
-        else:
-            widget.focus()
         widget.scroll_visible()
         try:
             return await answer
@@ -239,13 +236,7 @@ class ToolOutcome(Vertical):
             widget.display = False
             widget.remove_class(ASKING)
             self.call_after_refresh(widget.remove)
-            waiting = [w for w in screen.query(f".{ASKING}") if w.display]
-            if focused and waiting:
-                waiting[0].focus()
-                waiting[0].scroll_visible()
-            elif focused and before is not None and before.is_attached:
-                before.focus()
-            elif focused:
+            if focused:
                 prompt = screen.query("#prompt")
                 if prompt:
                     prompt.first().focus()
@@ -265,7 +256,7 @@ class ToolOutcome(Vertical):
             self.note("⚠ " + problem)
         editor = ToolTextEditor(arguments, result=False, invalid=problem is not None)
         try:
-            return (await self.ask(editor, editor.answer)).text
+            return (await self.ask(editor, editor.answer, focus=True)).text
         finally:
             if problem is not None:
                 self.clear_note()

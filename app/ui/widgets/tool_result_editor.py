@@ -2,7 +2,9 @@
 text; ctrl+e marks it as an error result), or a call's arguments edited before it runs.
 
 Keys as in the prompt: Enter sends, ctrl+j inserts a newline. The editor only collects the text
-(`answer`); what it means is the card's and the tool loop's business.
+(`answer`); what it means is the card's and the tool loop's business. A result editor appears by
+itself and never takes the focus (what the user types for the prompt must not become the tool's
+result): its title says how to reach it until it has the focus.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from textual.binding import Binding, BindingType
 from textual.widgets import TextArea
 
 from app.ui.widgets.prompt import NEWLINE_KEYS
+
+REACH_TITLE = "a result for this call: shift+tab or a click here, then type it · Enter sends"
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,8 +57,19 @@ class ToolTextEditor(TextArea):
         self.answer: asyncio.Future[EditorText] = asyncio.get_running_loop().create_future()
         self._title()
 
-    def _title(self) -> None:
-        if self.result:
+    def on_focus(self) -> None:
+        self._title(True)
+
+    def on_blur(self) -> None:
+        self._title(False)
+
+    def _title(self, focused: bool | None = None) -> None:
+        """`focused`: the editor is getting the focus or losing it (its own `has_focus` changes
+        after these handlers)."""
+        here = self.has_focus if focused is None else focused
+        if self.result and not here:
+            self.border_title = REACH_TITLE
+        elif self.result:
             kind = "an error result" if self.is_error else "the result"
             other = "result" if self.is_error else "error"
             self.border_title = (
@@ -93,4 +108,4 @@ class ToolTextEditor(TextArea):
             self.answer.set_result(EditorText(self.text, self.is_error))
 
 
-__all__ = ["EditorText", "ToolTextEditor"]
+__all__ = ["REACH_TITLE", "EditorText", "ToolTextEditor"]
