@@ -812,7 +812,7 @@ def _leaderboard(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> in
     return _with_store(
         stderr,
         lambda store: run_leaderboard(
-            store, stdout, json_output=args.json, since=since, tag=args.tag
+            store, stdout, json_output=args.json, since=since, tag=args.tag, stderr=stderr
         ),
     )
 
