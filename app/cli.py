@@ -167,6 +167,11 @@ def crash_report(args: argparse.Namespace, environ: Mapping[str, str]) -> str:
     named = getattr(args, "api_key_env", None)
     if named and environ.get(named):
         secrets.append(environ[named].strip())
+    with contextlib.suppress(Exception):  # `--param api_key=…`
+        from app.providers.params import parse_assignment
+        from app.settings.redaction import param_secrets
+
+        secrets += param_secrets(dict(map(parse_assignment, getattr(args, "param", []))))
     body = scrub(traceback.format_exc(), secrets)
     return f"triptych: Triptych crashed; please report this:\n{body}"
 
