@@ -47,6 +47,8 @@ if TYPE_CHECKING:
     from app.headless.ask import Question
     from app.headless.ask_tools import GivenResult, ToolSetup
     from app.headless.batch import BatchJob
+    from app.headless.batch_file import BatchPrompt
+    from app.headless.batch_results import Kept
     from app.providers.params import RequestParams
     from app.store import Store
     from app.wire.attachment import Attachment
@@ -179,6 +181,11 @@ def crash_report(args: argparse.Namespace, environ: Mapping[str, str]) -> str:
     named = getattr(args, "api_key_env", None)
     if named and environ.get(named):
         secrets.append(environ[named].strip())
+    with contextlib.suppress(Exception):  # `--param api_key=…`
+        from app.providers.params import parse_assignment
+        from app.settings.redaction import param_secrets
+
+        secrets += param_secrets(dict(map(parse_assignment, getattr(args, "param", []))))
     body = literal(scrub(traceback.format_exc(), secrets))  # it may quote a server's words
     return f"triptych: Triptych crashed; please report this:\n{body}"
 
@@ -684,9 +691,14 @@ def _batch(
     """Check everything (flags, providers, keys, the file, an --out to resume) before anything
     is written; then run. Every problem found here is exit status 2."""
     from app.compare import CompareSpecError, compare_provider
-    from app.headless.batch import BatchJob, run_batch
     from app.headless.batch_file import BatchFileError, read_prompts
-    from app.headless.batch_results import ResultsFileError, RunShape, read_results, results_format
+    from app.headless.batch_results import (
+        ResultsFileError,
+        RunShape,
+        read_results,
+        results_format,
+        results_lock,
+    )
     from app.settings.api_keys import MissingApiKey, require_api_key
 
     for flag, value in (("--concurrency", args.concurrency), ("--repeat", args.repeat)):
@@ -712,14 +724,38 @@ def _batch(
             raise UsageError(str(exc)) from None
     try:
         prompts = read_prompts(args.file)
-        shape = RunShape(
-            prompts={str(p.id): p.prompt for p in prompts},
-            providers=frozenset(pairs),
-            repeat=args.repeat,
-        )
-        kept = None if args.out is None else read_results(args.out, out_format, shape)
-    except (BatchFileError, ResultsFileError) as exc:
+    except BatchFileError as exc:
         raise UsageError(str(exc)) from None
+    with contextlib.ExitStack() as held:
+        try:
+            if args.out is not None:  # held until the run ends: two runs on one file ask twice
+                held.enter_context(results_lock(args.out))
+            shape = RunShape(
+                prompts={str(p.id): p.prompt for p in prompts},
+                providers=frozenset(pairs),
+                repeat=args.repeat,
+            )
+            kept = None if args.out is None else read_results(args.out, out_format, shape)
+        except ResultsFileError as exc:
+            raise UsageError(str(exc)) from None
+        return _run_batch(args, config, environ, stdout, stderr, prompts, providers, keys, kept)
+
+
+def _run_batch(
+    args: argparse.Namespace,
+    config: Config,
+    environ: Mapping[str, str],
+    stdout: TextIO,
+    stderr: TextIO,
+    prompts: Sequence[BatchPrompt],
+    providers: Sequence[ProviderConfig],
+    keys: Sequence[str | None],
+    kept: Kept | None,
+) -> int:
+    from app.headless.batch import BatchJob, run_batch
+    from app.headless.batch_results import results_format
+
+    out_format = "jsonl" if args.out is None else results_format(args.out)
     job = BatchJob(
         source=args.file,
         prompts=tuple(prompts),
@@ -810,7 +846,7 @@ def _leaderboard(args: argparse.Namespace, stdout: TextIO, stderr: TextIO) -> in
     return _with_store(
         stderr,
         lambda store: run_leaderboard(
-            store, stdout, json_output=args.json, since=since, tag=args.tag
+            store, stdout, json_output=args.json, since=since, tag=args.tag, stderr=stderr
         ),
     )
 

@@ -47,13 +47,14 @@ def vote_pane(
     figures the voter saw (first token in ms, tok/s, cost), for the leaderboard's medians."""
     if stats is None:
         return VotePane(provider, model, message_id)
+    tok_s = None if stats.rate is None else stats.rate.tokens_per_second
     return VotePane(
         provider,
         model,
         message_id,
         ttft_ms=None if stats.ttft is None else round(stats.ttft * 1000),
-        tok_s=None if stats.rate is None else stats.rate.tokens_per_second,
-        cost=stats.cost,
+        tok_s=tok_s if tok_s is not None and math.isfinite(tok_s) else None,  # no inf in JSON
+        cost=stats.cost if stats.cost is not None and math.isfinite(stats.cost) else None,
     )
 
 

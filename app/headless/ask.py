@@ -41,7 +41,7 @@ from app.providers.errors import names_tools
 from app.providers.params import RequestParams
 from app.providers.record import Recorder
 from app.settings.config import ProviderConfig
-from app.settings.redaction import provider_secrets, scrub, scrub_cut
+from app.settings.redaction import param_secrets, provider_secrets, scrub, scrub_cut, unique
 from app.tools.approval import ApprovalPolicy
 from app.tools.loop import CANCELLED, LoopEnd, LoopHooks, LoopOutcome, Round, ToolLoop
 from app.tools.registry import UnknownTool
@@ -259,7 +259,13 @@ class _Printer:
         self.job = job
         self._text_tail = ""  # the last text piece: does the answer end with a newline?
         self._reasoning_open = False  # reasoning was written to stderr without a final newline
-        self.secrets = provider_secrets(job.provider, job.api_key)
+        params = job.question.params
+        self.secrets = unique(
+            [
+                *provider_secrets(job.provider, job.api_key),
+                *(param_secrets(params.extra) if params is not None else ()),
+            ]
+        )
         self.timings: dict[int, Timing] = {}  # each round's timing, by id of its turn
         self.offered: list[str] = []  # the tools the requests carried
 

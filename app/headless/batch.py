@@ -7,9 +7,10 @@ slots, so a slow or rate-limited provider holds no other back. One client per pr
 its connections alive across answers.
 
 Retries. A 429 or 503 answer is asked again, up to MAX_RETRIES times: after its Retry-After
-(seconds or an HTTP date; one longer than MAX_RETRY_WAIT is not waited for, the answer is
-failed), else after a jittered exponential backoff (uniformly up to 1, 2, 4 s). A retry waits
-without holding a slot. Every other failure is recorded as a failed answer; none stops the run.
+(seconds or an HTTP date; one longer than MAX_RETRY_WAIT is not waited for: the answer is
+failed, and its error and the progress say why), else after a jittered exponential backoff
+(uniformly up to 1, 2, 4 s). A retry waits without holding a slot. Every other failure is
+recorded as a failed answer; none stops the run.
 
 History. Each prompt is one conversation of kind "batch" (every repeat of the prompt stored as
 a prompt in it, before any request; each provider answers in its own pane), tied to one
@@ -29,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import math
 import random
 import time
 from collections import deque
@@ -111,22 +113,38 @@ class _Conversation:
     prompt_ids: list[int] = field(default_factory=list)
 
 
-def retry_delay(header: str | None, attempt: int, rng: random.Random) -> float | None:
-    """Seconds to wait before retry number `attempt` (1-based): the Retry-After when it is one
-    (None when it asks for longer than MAX_RETRY_WAIT), else a jittered backoff."""
+def retry_after(header: str | None) -> float | None:
+    """A Retry-After in seconds from now: whole seconds of any length, or an HTTP date (one
+    past is 0); None when there is none or it is neither."""
     value = (header or "").strip()
-    wait: float | None = None
-    if value.isascii() and value.isdigit() and len(value) <= 9:
-        wait = float(value)
-    elif value:
+    if value.isascii() and value.isdigit():
+        digits = value.lstrip("0") or "0"
+        return float(digits) if len(digits) <= 15 else math.inf  # longer: as good as forever
+    if value:
         with contextlib.suppress(TypeError, ValueError, IndexError, OverflowError):
             when = parsedate_to_datetime(value)
             if when.tzinfo is None:
                 when = when.replace(tzinfo=UTC)
-            wait = max(0.0, (when - datetime.now(UTC)).total_seconds())
+            return max(0.0, (when - datetime.now(UTC)).total_seconds())
+    return None
+
+
+def retry_delay(header: str | None, attempt: int, rng: random.Random) -> float | None:
+    """Seconds to wait before retry number `attempt` (1-based): the Retry-After when it is one
+    (None when it asks for longer than MAX_RETRY_WAIT), else a jittered backoff."""
+    wait = retry_after(header)
     if wait is not None:
         return wait if wait <= MAX_RETRY_WAIT else None
     return rng.uniform(0, BACKOFF_BASE * 2 ** (attempt - 1))
+
+
+def too_long_to_wait(wait: float) -> str:
+    """What a failed answer adds to its error when its Retry-After was not waited for."""
+    asked = "longer than any wait" if math.isinf(wait) else f"{wait:,.0f} s"
+    return (
+        f" (Retry-After asks for {asked}; a batch waits at most {MAX_RETRY_WAIT:g} s, "
+        "so it was not asked again: run the batch again later to ask it)"
+    )
 
 
 class BatchRun:
@@ -258,6 +276,7 @@ class BatchRun:
                     break
                 delay = retry_delay(head.get("retry_after"), retries + 1, self.rng)
                 if delay is None:
+                    self._not_waited(turn, head.get("retry_after"), tally, what)
                     break
                 retries += 1
                 tally.retries += 1
@@ -269,6 +288,13 @@ class BatchRun:
             self._finish(answer, turn, timing, retries, turn_row)
             raise
         self._finish(answer, turn, timing, retries, turn_row)
+
+    def _not_waited(self, turn: Turn, header: str | None, tally: Tally, what: str) -> None:
+        """Say, on the answer's error and in the progress, that its Retry-After was too long."""
+        note = too_long_to_wait(retry_after(header) or math.inf)
+        if turn.error is not None:
+            turn.error = replace(turn.error, message=turn.error.message + note)
+        self.progress.gave_up(tally, what, note.strip(" ()"))
 
     def _finish(
         self, answer: _Answer, turn: Turn, timing: Timing, retries: int, turn_row: _Row
@@ -472,6 +498,7 @@ __all__ = [
     "BatchNews",
     "BatchRun",
     "exit_status",
+    "retry_after",
     "retry_delay",
     "run_batch",
 ]

@@ -6,17 +6,26 @@ starts with `{`): one object a line, `{"id": …, "prompt": …, "system": …}`
 required; blank lines are skipped; the id (a string or an integer) defaults to the line number
 and must be unique, since resuming a run matches answers by it.
 
-Every problem is a BatchFileError whose message names the file and the line.
+Lines end at a line feed (CRLF too) and nowhere else: U+2028, a form feed or NEL inside a line is
+text, as an editor shows it, so the line numbers (the ids) are the ones the editor shows.
+
+Only a regular file is read (a FIFO would block, /dev/zero would never end), and its size is
+checked before reading. Every problem is a BatchFileError whose message names the file and
+the line.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 MAX_PROMPT_FILE = 256 * 1024 * 1024  # read whole; far above any prompt set
 JSONL_SUFFIXES = (".jsonl", ".ndjson")
+_LINE_END = re.compile(r"\r\n|\r|\n")
 
 PromptId = str | int
 
@@ -35,19 +44,7 @@ class BatchPrompt:
 
 def read_prompts(path: Path) -> list[BatchPrompt]:
     """The prompts of `path`, in file order."""
-    try:
-        if path.is_dir():
-            raise BatchFileError(f"{path}: is a directory, not a prompt file")
-        with path.open("rb") as handle:
-            raw = handle.read(MAX_PROMPT_FILE + 1)
-    except FileNotFoundError:
-        raise BatchFileError(f"{path}: no such prompt file") from None
-    except OSError as exc:
-        raise BatchFileError(
-            f"{path}: cannot read the prompt file: {exc.strerror or exc}"
-        ) from None
-    if len(raw) > MAX_PROMPT_FILE:
-        raise BatchFileError(f"{path}: the prompt file is larger than 256 MiB")
+    raw = _read_regular(path)
     try:
         text = raw.decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError as exc:
@@ -55,13 +52,67 @@ def read_prompts(path: Path) -> list[BatchPrompt]:
         raise BatchFileError(
             f"{path}:{line}: not UTF-8 text (byte {exc.start}); save the file as UTF-8"
         ) from None
-    lines = text.splitlines()
+    lines = editor_lines(text)
     jsonl = path.suffix.lower() in JSONL_SUFFIXES or _first_prompt_line(lines).startswith("{")
     prompts = _json_lines(path, lines) if jsonl else _text_lines(lines)
     if not prompts:
         what = "blank lines" if jsonl else "blank lines and # comments"
         raise BatchFileError(f"{path}: no prompts in the file (it is empty or holds only {what})")
     return prompts
+
+
+def _read_regular(path: Path) -> bytes:
+    """The bytes of `path` if it is a regular file within MAX_PROMPT_FILE. Opened without
+    blocking (a FIFO with no writer would wait forever at open) and checked on the open file,
+    so what is read is what was checked."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except FileNotFoundError:
+        raise BatchFileError(f"{path}: no such prompt file") from None
+    except IsADirectoryError:
+        raise BatchFileError(f"{path}: is a directory, not a prompt file") from None
+    except OSError as exc:
+        raise BatchFileError(
+            f"{path}: cannot read the prompt file: {exc.strerror or exc}"
+        ) from None
+    try:
+        found = os.fstat(fd)
+        if stat.S_ISDIR(found.st_mode):
+            raise BatchFileError(f"{path}: is a directory, not a prompt file")
+        if not stat.S_ISREG(found.st_mode):
+            raise BatchFileError(
+                f"{path}: not a regular file (a pipe, a device or a socket); "
+                "save the prompts to a file and give that"
+            )
+        if found.st_size > MAX_PROMPT_FILE:
+            raise BatchFileError(f"{path}: the prompt file is larger than 256 MiB")
+        chunks: list[bytes] = []
+        left = MAX_PROMPT_FILE + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+    except OSError as exc:
+        raise BatchFileError(
+            f"{path}: cannot read the prompt file: {exc.strerror or exc}"
+        ) from None
+    finally:
+        os.close(fd)
+    raw = b"".join(chunks)
+    if len(raw) > MAX_PROMPT_FILE:  # it grew since the check
+        raise BatchFileError(f"{path}: the prompt file is larger than 256 MiB")
+    return raw
+
+
+def editor_lines(text: str) -> list[str]:
+    """`text` split where an editor breaks lines: at LF, CRLF or CR, never at the other breaks
+    `str.splitlines` knows (U+2028, U+2029, NEL, form feed, vertical tab, FS, GS, RS)."""
+    lines = _LINE_END.split(text)
+    if lines[-1] == "":
+        lines.pop()
+    return lines
 
 
 def _first_prompt_line(lines: list[str]) -> str:
@@ -113,4 +164,4 @@ def _json_lines(path: Path, lines: list[str]) -> list[BatchPrompt]:
     return prompts
 
 
-__all__ = ["BatchFileError", "BatchPrompt", "PromptId", "read_prompts"]
+__all__ = ["BatchFileError", "BatchPrompt", "PromptId", "editor_lines", "read_prompts"]

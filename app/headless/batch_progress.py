@@ -81,6 +81,14 @@ class Progress:
         if not self.tty:
             self._line(f"{tally.label} · {what} · retry {attempt} of {limit} in {delay:.1f} s")
 
+    def gave_up(self, tally: Tally, what: str, why: str) -> None:
+        """A retry not made (a Retry-After too long): said on a terminal too, above the bars."""
+        if self.tty:
+            up = f"\x1b[{self._drawn}F\x1b[J" if self._drawn else ""
+            self.stream.write(up)
+            self._drawn = 0
+        self._line(f"{tally.label} · {what} · {why}")
+
     def finished(self, tally: Tally, what: str, status: TurnStatus, seconds: float | None) -> None:
         if not self.tty:
             done = sum(t.done for t in self.tallies)

@@ -10,6 +10,10 @@ Resuming. Running again with the same `--out` reads the file first: an answer al
 over it) with its complete answers only, and the run appends to it, so each answer has one
 line. A file that is not a results file, or one from another run (a prompt, provider:model or
 repeat the run does not have), is refused before anything is written, naming its line.
+
+Locking. Two runs on one file would each ask what the other is asking and append both answers;
+so a run holds an exclusive lock (flock) on `.NAME.lock` beside the file from before it reads
+the file until it ends, and a second run is refused at once, naming the first one's process.
 """
 
 from __future__ import annotations
@@ -20,12 +24,16 @@ import io
 import json
 import os
 import re
-from collections.abc import Iterable, Mapping
+import sys
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from app.display.sanitize import clean
+from app.display.sanitize import clean, clean_line
+
+if sys.platform != "win32":
+    import fcntl
 
 FORMATS = {".jsonl": "jsonl", ".csv": "csv", ".md": "md"}
 EXTRA = ("prompt_id", "prompt", "repeat", "retries")
@@ -182,8 +190,14 @@ def _check(path: Path, number: int, record: Mapping[str, str], shape: RunShape) 
     return (prompt_id, pair[0], pair[1], repeat)
 
 
+def _lines(text: str) -> list[str]:
+    """The file's lines, each with its "\\n": only LF ends a line this module writes, and an
+    answer may hold U+2028, NEL or a form feed, which `str.splitlines` would break at."""
+    return [line + "\n" for line in text.split("\n")[:-1]]
+
+
 def _jsonl_records(path: Path, text: str) -> Iterable[tuple[int, dict[str, str], str]]:
-    for number, line in enumerate(text.splitlines(keepends=True), 1):
+    for number, line in enumerate(_lines(text), 1):
         if not line.strip():
             continue
         try:
@@ -221,13 +235,16 @@ def _csv_records(path: Path, text: str) -> Iterable[tuple[int, dict[str, str], s
 
 
 def csv_line(cells: Iterable[str]) -> str:
+    """One CSV record ending in LF. Written with a CRLF terminator, then cut to LF: the writer
+    quotes only a cell holding a character of its terminator, and a lone CR left unquoted
+    would end the record early when read back."""
     out = io.StringIO()
-    csv.writer(out, lineterminator="\n").writerow(list(cells))
-    return out.getvalue()
+    csv.writer(out, lineterminator="\r\n").writerow(list(cells))
+    return out.getvalue().removesuffix("\r\n") + "\n"
 
 
 def _md_records(path: Path, text: str) -> Iterable[tuple[int, dict[str, str], str]]:
-    lines = text.splitlines(keepends=True)
+    lines = _lines(text)
     if "".join(lines[:2]) != MD_HEADER:
         raise ResultsFileError(_not_ours(path, 1, "its header is not the batch columns"))
     for number, line in enumerate(lines[2:], 3):
@@ -241,6 +258,54 @@ def _md_records(path: Path, text: str) -> Iterable[tuple[int, dict[str, str], st
             raise ResultsFileError(_not_ours(path, number, f"{len(cells)} cells"))
         record = dict(zip(COLUMNS, cells, strict=True))
         yield number, record, line
+
+
+@contextlib.contextmanager
+def results_lock(path: Path) -> Iterator[None]:
+    """Hold the --out file's lock while the block runs; ResultsFileError when another run
+    holds it (or it cannot be made: the folder is missing). Where flock is not available
+    (Windows) nothing is locked."""
+    if sys.platform == "win32":
+        yield
+        return
+    lock = path.with_name(f".{path.name}.lock")
+    while True:
+        try:
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError as exc:
+            why = exc.strerror or exc
+            raise ResultsFileError(f"--out {path}: cannot write it: {why}") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.read(fd, 24).decode("ascii", "replace").strip()
+            os.close(fd)
+            by = f" (process {clean_line(holder)})" if holder.isdigit() else ""
+            raise ResultsFileError(
+                f"--out {path}: another `triptych batch` is writing it{by}; wait for it "
+                "to end, or give another --out"
+            ) from None
+        except OSError:  # a file system without locks: run unlocked, as before there were any
+            os.close(fd)
+            yield
+            return
+        # The run before may have removed the lock file between our open and our flock: then
+        # what we hold is a file no one else will open; take the one at the path instead.
+        try:
+            current = os.path.samestat(os.fstat(fd), os.stat(lock))
+        except OSError:
+            current = False
+        if current:
+            break
+        os.close(fd)
+    try:
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()}\n".encode())
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(lock)  # while still held, so no one takes the file it was
+        os.close(fd)
 
 
 class ResultsWriter:
@@ -300,5 +365,6 @@ __all__ = [
     "RunShape",
     "read_results",
     "results_format",
+    "results_lock",
     "table_row",
 ]

@@ -44,7 +44,7 @@ from app.headless.ask import (
 from app.providers.client import Timing
 from app.providers.record import Recorder
 from app.settings.config import ProviderConfig
-from app.settings.redaction import provider_secrets, scrub, unique
+from app.settings.redaction import param_secrets, provider_secrets, scrub, unique
 from app.wire.turn import Turn, TurnStatus
 
 
@@ -131,10 +131,16 @@ class _BlockPrinter:
         self.job = job
         self.stdout = stdout
         self.stderr = stderr
+        params = job.question.params
         self.secrets = unique(
-            s
-            for provider, key in zip(job.providers, job.api_keys, strict=True)
-            for s in provider_secrets(provider, key)
+            [
+                *(
+                    s
+                    for provider, key in zip(job.providers, job.api_keys, strict=True)
+                    for s in provider_secrets(provider, key)
+                ),
+                *(param_secrets(params.extra) if params is not None else ()),
+            ]
         )
         self._finished: set[int] = set()
         self._printed = 0

@@ -4,6 +4,7 @@ table of provider:model ratings (the figures come from app/compare/leaderboard.p
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import asdict
 from datetime import datetime
 from typing import Any, TextIO
@@ -35,20 +36,38 @@ class BadDate(ValueError):
 
 
 def parse_since(value: str) -> float:
-    """`--since 2026-11-30` (local midnight) or an ISO date and time: seconds since the epoch."""
+    """`--since 2026-11-30` (local midnight) or an ISO date and time: seconds since the epoch.
+    A date too far out for the clock (0001-01-01 in a zone east of UTC is year 0) is before,
+    or after, every vote."""
     try:
         moment = datetime.fromisoformat(value.strip())
     except ValueError:
         raise BadDate(
             f"--since: {value!r} is not a date; give YYYY-MM-DD or YYYY-MM-DDTHH:MM"
         ) from None
-    return moment.timestamp()  # a naive date or time is local, as the history list shows it
+    try:
+        return moment.timestamp()  # a naive date or time is local, as the history list shows it
+    except (ValueError, OverflowError, OSError):
+        return -math.inf if moment.year < 1970 else math.inf
 
 
 def run_leaderboard(
-    store: Store, stdout: TextIO, *, json_output: bool, since: float | None, tag: str | None
+    store: Store,
+    stdout: TextIO,
+    *,
+    json_output: bool,
+    since: float | None,
+    tag: str | None,
+    stderr: TextIO | None = None,
 ) -> int:
-    rows = standings(store.votes(since=since, tag=tag))
+    damaged: list[int] = []
+    rows = standings(store.votes(since=since, tag=tag, damaged=damaged))
+    if damaged and stderr is not None:
+        stderr.write(
+            f"triptych: warning: {len(damaged)} vote(s) in the history cannot be read (damaged "
+            f"or edited by hand: id {', '.join(map(str, damaged[:5]))}"
+            f"{', …' if len(damaged) > 5 else ''}) and are not counted\n"
+        )
     if json_output:
         stdout.write(json.dumps([standing_json(row) for row in rows]) + "\n")
     elif not rows:

@@ -55,6 +55,7 @@ from app.settings.paths import config_path
 from app.settings.redaction import (
     REDACTED,
     Redactor,
+    param_secrets,
     provider_secrets,
     scrub,
     scrub_cut,
@@ -183,7 +184,10 @@ class ProviderClient:
         they arrive (`triptych batch` reads a 429's Retry-After).
         """
         timing = timing if timing is not None else Timing(time.monotonic())
-        run = _Run(turn, timing, on_event, StreamEngine(self.provider.api), self.secrets)
+        secrets = self.secrets
+        if params is not None and params.extra:  # `--param api_key=…`: a secret of this request
+            secrets = unique([*secrets, *param_secrets(params.extra)])
+        run = _Run(turn, timing, on_event, StreamEngine(self.provider.api), secrets)
         run.on_response = on_response
         try:
             if self._http is None:
@@ -203,11 +207,11 @@ class ProviderClient:
             except ParamError as exc:
                 run.fail("bad_params", str(exc))
                 return turn
-            turn.params = scrub_json(sent_params(request.body), self.secrets)
+            turn.params = scrub_json(sent_params(request.body), run.secrets)
             recorded = None
             if self.recorder is not None:
                 recorded = self.recorder.exchange(
-                    request.method, request.url, request.headers, request.body, self.secrets
+                    request.method, request.url, request.headers, request.body, run.secrets
                 )
             run.recorded = recorded
             self._capture(run, request)
@@ -232,7 +236,7 @@ class ProviderClient:
             timing.ended = time.monotonic()
             run.end_capture("eof")
             run.flush()
-            self._scrub(turn)
+            self._scrub(turn, run.secrets)
             turn.end()
         return turn
 
@@ -248,7 +252,7 @@ class ProviderClient:
             request.url,
             request.headers,
             request.body,
-            self.secrets,
+            run.secrets,
             keep_bytes=self.keep_stream,
         )
         if run.capture is not None:
@@ -282,10 +286,10 @@ class ProviderClient:
         request = build_request(
             self._target, conversation, self._key, model=model, exclude=run.turn, params=params
         )
-        run.turn.params = scrub_json(sent_params(request.body), self.secrets)
+        run.turn.params = scrub_json(sent_params(request.body), run.secrets)
         if self.recorder is not None:
             run.recorded = self.recorder.exchange(
-                request.method, request.url, request.headers, request.body, self.secrets
+                request.method, request.url, request.headers, request.body, run.secrets
             )
         run.reopen()
         self._capture(run, request)
@@ -499,8 +503,7 @@ class ProviderClient:
             return
         run.apply(document_events(document))
 
-    def _scrub(self, turn: Turn) -> None:
-        secrets = self.secrets
+    def _scrub(self, turn: Turn, secrets: tuple[str, ...]) -> None:
         if turn.error is not None:
             message = scrub_cut(turn.error.message, secrets)
             code = scrub(turn.error.code, secrets) if turn.error.code else turn.error.code

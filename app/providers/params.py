@@ -40,6 +40,20 @@ CONVERSATION_FIELDS = frozenset(
 )
 
 
+# Body fields the app fills from the conversation and its own flags: a value given for one as a
+# raw parameter would be sent while `--json` and the history say otherwise (another model, an
+# empty conversation), so it is refused, naming the way to set it instead.
+OWNED_FIELDS = {
+    "model": "set the model with --model (NAME:MODEL in --compare; the model picker in the app)",
+    "messages": "the conversation is the prompt (the argument or stdin) and --system",
+    "input": "the conversation is the prompt (the argument or stdin) and --system",
+    "system": "set it with --system",
+    "instructions": "set it with --system",
+    "stream": "every request streams",
+    "tools": "offer tools with --use-tools or --no-tools ([tools.NAME] and [mcp.NAME])",
+}
+
+
 class ParamError(ValueError):
     """A parameter that is of the wrong type, out of range, or not taken by a format."""
 
@@ -71,6 +85,8 @@ class RequestParams:
         """A copy with one knob set (None clears it), checked; unknown keys go to `extra`."""
         name = ALIASES.get(key, key)
         if name not in KNOBS:
+            if value is not None:
+                check_raw(key, value)
             extra = dict(self.extra)
             if value is None:
                 extra.pop(key, None)
@@ -138,6 +154,22 @@ _TAKEN_BY = {
 def knobs_for(api: Api) -> tuple[str, ...]:
     """The knobs `api` has a field for, in KNOBS order: what a parameters panel offers."""
     return tuple(name for name in KNOBS if name in _TAKEN_BY[api])
+
+
+def check_raw(key: str, value: Any) -> None:
+    """Raise ParamError for a raw body field the app owns (OWNED_FIELDS), or a value holding
+    NaN or an infinity (Python's JSON reads them, and writes a body that is not JSON)."""
+    if key in OWNED_FIELDS:
+        raise ParamError(f"{key}: Triptych sets this field itself; {OWNED_FIELDS[key]}")
+    pending = [value]
+    while pending:  # no recursion: a value may nest as deep as the JSON reader allows
+        item = pending.pop()
+        if isinstance(item, float) and not math.isfinite(item):
+            raise ParamError(f"{key}: {item!r} is not a number JSON can send; give a finite one")
+        if isinstance(item, dict):
+            pending.extend(item.values())
+        elif isinstance(item, list | tuple):
+            pending.extend(item)
 
 
 def unknown_key_hint(key: str) -> str:
@@ -327,9 +359,11 @@ __all__ = [
     "KNOBS",
     "MIN_THINKING_BUDGET",
     "MORE_EFFORTS",
+    "OWNED_FIELDS",
     "ParamError",
     "RequestParams",
     "check_for",
+    "check_raw",
     "format_fields",
     "knobs_for",
     "parse_assignment",

@@ -162,6 +162,12 @@ def _header_secrets(value: str) -> list[str]:
     return [v for v in found if len(v) >= MIN_DERIVED or v is value]
 
 
+def param_secrets(values: Mapping[str, Any]) -> tuple[str, ...]:
+    """The values of request parameters whose name looks like a secret (`--param api_key=…`,
+    a nested `{"auth": {"token": …}}`), as `[params]` in the config are treated."""
+    return unique(_param_secrets(values, inside_secret=False))
+
+
 def _param_secrets(value: Any, *, inside_secret: bool) -> list[str]:
     found: list[str] = []
     if isinstance(value, Mapping):
@@ -445,6 +451,7 @@ __all__ = [
     "covered",
     "held_tail",
     "looks_like_key",
+    "param_secrets",
     "provider_secrets",
     "redact_url",
     "scrub",

@@ -229,11 +229,15 @@ class Store:
         since: float | None = None,
         tag: str | None = None,
         conversation_id: int | None = None,
+        damaged: list[int] | None = None,
     ) -> list[Vote]:
         """Votes oldest first: given at or after `since` (wall clock), with `tag`, or about
-        one conversation; each filter given narrows the set."""
+        one conversation; each filter given narrows the set. Rows that are not votes are
+        left out, their ids added to `damaged`."""
         with self._read() as conn:
-            return select_votes(conn, since=since, tag=tag, conversation_id=conversation_id)
+            return select_votes(
+                conn, since=since, tag=tag, conversation_id=conversation_id, damaged=damaged
+            )
 
     def add_user_message(
         self,

@@ -9,8 +9,9 @@ everything a request builder needs to send the answer back: signature, redacted 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from app.wire.attachment import KINDS as ATTACHMENT_KINDS
 from app.wire.attachment import Attachment
@@ -22,6 +23,8 @@ from app.wire.turn import ToolCall, Turn, TurnStatus
 
 if TYPE_CHECKING:
     import sqlite3
+
+_T = TypeVar("_T")
 
 Kind = Literal["chat", "compare", "batch"]  # batch: one prompt of `triptych batch`, side by side
 KINDS: tuple[Kind, ...] = ("chat", "compare", "batch")
@@ -212,32 +215,105 @@ def turn_columns(turn: Turn) -> dict[str, Any]:
     }
 
 
+DAMAGED = "damaged in the history"  # how a rebuilt answer says a part of its row was unreadable
+
+
 def row_to_turn(row: sqlite3.Row) -> Turn:
+    """The answer a row holds. A row damaged or edited by hand (a column that is not the JSON
+    it should be, an unknown status) never stops the conversation from opening or exporting:
+    each part that cannot be read is left out, and the turn says which (`interruption`); the
+    row itself is not changed."""
+    unread: list[str] = []
+    status = _status(row["status"], unread)
     turn = Turn(
-        status=TurnStatus(row["status"] or TurnStatus.INTERRUPTED),
-        text_parts=[row["text"]] if row["text"] else [],
-        reasoning_parts=[row["reasoning"]] if row["reasoning"] else [],
-        reasoning_signature=row["reasoning_signature"],
-        redacted_reasoning=_load(row["redacted_reasoning"], []),
-        finish_reason=row["finish_reason"],
-        finish_detail=row["finish_detail"],
+        status=status,
+        text_parts=[str(row["text"])] if row["text"] else [],
+        reasoning_parts=[str(row["reasoning"])] if row["reasoning"] else [],
+        reasoning_signature=_text_or_none(row["reasoning_signature"]),
+        finish_reason=_text_or_none(row["finish_reason"]),
+        finish_detail=str(row["finish_detail"] or ""),
         terminal_seen=bool(row["terminal_seen"]),
-        interruption=row["interruption"],
-        params=_load(row["params"], {}),
+        interruption=str(row["interruption"] or ""),
     )
-    for item in _load(row["tool_calls"], []):
-        call = ToolCall(item["index"], item["id"], item["name"], [item["arguments"]])
+    turn.redacted_reasoning = _part(row, "redacted_reasoning", _strings, [], unread)
+    turn.params = _part(row, "params", _object, {}, unread)
+    turn.calls = _part(row, "tool_calls", _calls, {}, unread)
+    turn.sources = _part(row, "sources", _sources, [], unread)
+    turn.usage = _part(row, "usage", _usage, None, unread)
+    if row["error_message"] is not None:
+        code = row["error_code"]
+        turn.error = StreamError(None if code is None else str(code), str(row["error_message"]))
+    if unread:
+        note = f"{DAMAGED}: {'; '.join(unread)}"
+        turn.interruption = f"{turn.interruption}; {note}" if turn.interruption else note
+    return turn
+
+
+def _status(value: object, unread: list[str]) -> TurnStatus:
+    if not value:
+        return TurnStatus.INTERRUPTED
+    try:
+        return TurnStatus(str(value))
+    except ValueError:
+        unread.append(f"its status {str(value)[:40]!r} is not one Triptych knows")
+        return TurnStatus.INTERRUPTED
+
+
+def _text_or_none(value: object) -> str | None:
+    return None if value is None else str(value)
+
+
+def _part(
+    row: sqlite3.Row, column: str, build: Callable[[Any], _T], default: _T, unread: list[str]
+) -> _T:
+    """A JSON column through `build`; `default` (and a note in `unread`) when it cannot be."""
+    text = row[column]
+    if text is None:
+        return default
+    try:
+        return build(json.loads(text))
+    except (ValueError, TypeError, KeyError, AttributeError, IndexError, RecursionError):
+        unread.append(f"its {column.replace('_', ' ')} cannot be read")
+        return default
+
+
+def _strings(value: Any) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise TypeError("not a list of strings")
+    return value
+
+
+def _object(value: Any) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise TypeError("not an object")
+    return value
+
+
+def _calls(value: Any) -> dict[int, ToolCall]:
+    calls: dict[int, ToolCall] = {}
+    for item in value:
+        index, arguments = item["index"], item["arguments"]
+        if isinstance(index, bool) or not isinstance(index, int) or not isinstance(arguments, str):
+            raise TypeError("not a tool call")
+        call = ToolCall(index, str(item["id"]), str(item["name"]), [arguments])
         if item["closed"]:
             call.close()  # re-parses the arguments: value and invalid_json come back as they were
         if item.get("result") is not None:
             call.result = ToolResult.from_json(item["result"])
-        turn.calls[call.index] = call
-    turn.sources = [Source(url, title) for url, title in _load(row["sources"], [])]
-    if row["usage"] is not None:
-        turn.usage = Usage(*_load(row["usage"], []))
-    if row["error_message"] is not None:
-        turn.error = StreamError(row["error_code"], row["error_message"])
-    return turn
+        calls[call.index] = call
+    return calls
+
+
+def _sources(value: Any) -> list[Source]:
+    return [Source(str(url), "" if title is None else str(title)) for url, title in value]
+
+
+def _usage(value: Any) -> Usage:
+    if not isinstance(value, list) or not all(
+        v is None or (isinstance(v, int) and not isinstance(v, bool)) for v in value[:4]
+    ):
+        raise TypeError("not usage")
+    return Usage(*value)
 
 
 def row_to_attachment(row: sqlite3.Row) -> Attachment:
@@ -257,7 +333,7 @@ def row_to_message(row: sqlite3.Row, attachments: tuple[Attachment, ...] = ()) -
     return StoredMessage(
         id=row["id"],
         role="assistant" if assistant else "user",
-        text=row["text"],
+        text="" if row["text"] is None else str(row["text"]),
         created_at=row["created_at"],
         turn=row_to_turn(row) if assistant else None,
         pane=row["pane"],

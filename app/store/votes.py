@@ -8,6 +8,7 @@ leaderboard's medians need neither the answers nor today's prices.
 
 from __future__ import annotations
 
+import math
 import sqlite3
 from dataclasses import dataclass
 from typing import Literal, get_args
@@ -50,6 +51,8 @@ class Vote:
             raise ValueError(f"unknown vote outcome {self.outcome!r}")
         if (self.outcome == "winner") != (self.winner is not None):
             raise ValueError("a winner is given exactly when the outcome is 'winner'")
+        if isinstance(self.winner, bool) or not isinstance(self.winner, int | None):
+            raise ValueError(f"winner {self.winner!r} is not a pane's number")
         if self.winner is not None and not 0 <= self.winner < len(self.panes):
             raise ValueError(f"winner {self.winner} is not one of the {len(self.panes)} panes")
         if len(self.panes) < 2:
@@ -88,8 +91,11 @@ def select_votes(
     since: float | None = None,
     tag: str | None = None,
     conversation_id: int | None = None,
+    damaged: list[int] | None = None,
 ) -> list[Vote]:
-    """Oldest first; each filter given narrows the set."""
+    """Oldest first; each filter given narrows the set. A row that is not a vote (edited by
+    hand or damaged: a winner past its panes, an unknown outcome, one pane) is left out, its id
+    added to `damaged`; a pane's figure that is not a finite number reads as not known."""
     where: list[str] = []
     args: list[object] = []
     if since is not None:
@@ -112,29 +118,43 @@ def select_votes(
             "ORDER BY p.vote_id, p.pane",
             args,
         ):
+            ttft = _figure(pane["ttft_ms"])
             panes[pane["vote_id"]].append(
                 VotePane(
-                    provider=pane["provider"],
-                    model=pane["model"],
+                    provider=str(pane["provider"]),
+                    model=str(pane["model"]),
                     message_id=pane["message_id"],
-                    ttft_ms=pane["ttft_ms"],
-                    tok_s=pane["tok_s"],
-                    cost=pane["cost"],
+                    ttft_ms=None if ttft is None else round(ttft),
+                    tok_s=_figure(pane["tok_s"]),
+                    cost=_figure(pane["cost"]),
                 )
             )
-    return [
-        Vote(
-            prompt=row["prompt"],
-            panes=tuple(panes[row["id"]]),
-            outcome=row["outcome"],
-            winner=row["winner"],
-            conversation_id=row["conversation_id"],
-            tag=row["tag"],
-            created_at=row["created_at"],
-            id=row["id"],
-        )
-        for row in rows
-    ]
+    votes: list[Vote] = []
+    for row in rows:
+        try:
+            votes.append(
+                Vote(
+                    prompt=str(row["prompt"]),
+                    panes=tuple(panes[row["id"]]),
+                    outcome=row["outcome"],
+                    winner=row["winner"],
+                    conversation_id=row["conversation_id"],
+                    tag=row["tag"],
+                    created_at=row["created_at"],
+                    id=row["id"],
+                )
+            )
+        except (ValueError, TypeError):
+            if damaged is not None:
+                damaged.append(row["id"])
+    return votes
+
+
+def _figure(value: object) -> float | None:
+    """A stored figure as a finite number, or None (NULL, text, NaN, an infinite speed)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value) if math.isfinite(value) else None
 
 
 __all__ = [

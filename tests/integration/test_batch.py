@@ -505,3 +505,137 @@ def test_an_out_that_cannot_be_written_or_read_is_a_usage_error(
     assert why in err
     assert "Traceback" not in err
     assert good.requests == []
+
+
+# -- hostile files, headers and neighbours -----------------------------------------------------
+
+
+def run_cli(tmp_path: Path, conf: Path, *argv: str, timeout: float = 60) -> tuple[int, str, str]:
+    """The command in a process of its own: a hang is a failed test, not a stuck suite."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TRIPTYCH_")}
+    env.update(XDG_CONFIG_HOME=str(tmp_path / "ch"), TRIPTYCH_DATA_DIR=str(tmp_path / "data"))
+    done = subprocess.run(
+        [sys.executable, "-m", "app", "--config", str(conf), "batch", *argv],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=timeout,
+    )  # fmt: skip
+    return done.returncode, done.stdout, done.stderr
+
+
+@pytest.mark.parametrize("kind", ["fifo", "zero"])
+def test_a_prompt_file_that_is_a_fifo_or_a_device_is_refused_at_once(
+    tmp_path: Path, good: FakeProvider, kind: str
+) -> None:
+    if kind == "fifo":
+        os.mkfifo(tmp_path / "p.txt")  # no writer: opening it to read would wait forever
+    else:
+        (tmp_path / "p.txt").symlink_to("/dev/zero")  # never ends: 256 MiB read, then refused
+    conf = config(tmp_path, ("good", good))
+    code, out, err = run_cli(tmp_path, conf, "p.txt", "--compare", "good", timeout=20)
+    assert code == 2
+    assert err == (
+        "triptych: p.txt: not a regular file (a pipe, a device or a socket); "
+        "save the prompts to a file and give that\n"
+    )
+    assert out == ""
+    assert good.requests == []
+
+
+def test_only_line_feeds_end_a_prompt_line(
+    tmp_path: Path, good: FakeProvider, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """U+2028, a form feed and NEL are text inside a line, as an editor shows them; the ids
+    (line numbers) are the editor's."""
+    (tmp_path / "p.txt").write_text("one\u2028still one\x0cand\x85one\r\ntwo\n", newline="")
+    (tmp_path / "p.jsonl").write_text('{"prompt": "a\u2028b"}\n{"prompt": "c"}\n')
+    good.push(*(fake.stream(Api.CHAT, PLAIN) for _ in range(4)))
+    conf = config(tmp_path, ("good", good))
+
+    assert batch(capsys, conf, "p.txt", "--compare", "good", "--out", "t.jsonl")[0] == 0
+    code, _out, err = batch(capsys, conf, "p.jsonl", "--compare", "good", "--out", "j.jsonl")
+
+    assert code == 0, err
+    assert sorted((r["prompt_id"], r["prompt"]) for r in lines_of(tmp_path / "t.jsonl")) == [
+        (1, "one\u2028still one\x0cand\x85one"), (2, "two"),
+    ]  # fmt: skip
+    assert sorted((r["prompt_id"], r["prompt"]) for r in lines_of(tmp_path / "j.jsonl")) == [
+        (1, "a\u2028b"), (2, "c"),
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize("suffix", [".md", ".jsonl", ".csv"])
+def test_an_answer_holding_line_separators_resumes(
+    tmp_path: Path, good: FakeProvider, capsys: pytest.CaptureFixture[str], suffix: str
+) -> None:
+    (tmp_path / "p.txt").write_text("ask\n")
+    odd = Answer(text=("a\u2028b\u2029c", "\x85d\x0ce\x1cf\rg"), input_tokens=3)
+    good.push(fake.stream(Api.CHAT, odd))
+    conf = config(tmp_path, ("good", good))
+    argv = ("p.txt", "--compare", "good", "--out", f"x{suffix}")
+    assert batch(capsys, conf, *argv)[0] == 0
+    before = (tmp_path / f"x{suffix}").read_bytes()
+
+    code, _out, err = batch(capsys, conf, *argv)
+
+    assert code == 0, err
+    assert "1 answers already complete" in err
+    assert len(good.requests) == 1  # nothing asked again
+    assert (tmp_path / f"x{suffix}").read_bytes() == before
+
+
+def test_a_retry_after_too_long_to_wait_fails_the_answer_and_says_so(
+    tmp_path: Path, good: FakeProvider, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "p.txt").write_text("only\n")
+    conf = config(tmp_path, ("good", good))
+    good.push(
+        *(fake.http_error(Api.CHAT, 429, "rate_limit", "slow down", retry_after="99999999999")
+          for _ in range(4)),
+    )  # fmt: skip
+
+    code, _out, err = batch(capsys, conf, "p.txt", "--compare", "good", "--out", "r.jsonl")
+
+    assert code == 1
+    assert len(good.requests) == 1  # not asked again at once (it was: the value overflowed)
+    note = (
+        "Retry-After asks for 99,999,999,999 s; a batch waits at most 300 s, so it was not "
+        "asked again: run the batch again later to ask it"
+    )
+    assert f"batch: good:m-good · prompt 1 #1 · {note}\n" in err
+    (record,) = lines_of(tmp_path / "r.jsonl")
+    assert (record["status"], record["retries"]) == ("failed", 0)
+    assert isinstance(record["error"], dict)
+    assert str(record["error"]["message"]).endswith(f"({note})")
+
+
+def test_a_second_run_on_the_same_out_is_refused_while_the_first_runs(
+    tmp_path: Path, good: FakeProvider, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "p.txt").write_text("slow\n")
+    conf = config(tmp_path, ("good", good))
+    good.push(fake.paced_forever(Api.CHAT, delay=0.05))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TRIPTYCH_")}
+    env.update(XDG_CONFIG_HOME=str(tmp_path / "ch"), TRIPTYCH_DATA_DIR=str(tmp_path / "data"))
+    first = subprocess.Popen(
+        [sys.executable, "-m", "app", "--config", str(conf), "batch", "p.txt", "--compare",
+         "good", "--out", "r.jsonl"],
+        cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        good.last_request(timeout=20)  # the first run is asking
+
+        code, out, err = batch(capsys, conf, "p.txt", "--compare", "good", "--out", "r.jsonl")
+
+        assert code == 2
+        assert err == (
+            f"triptych: --out r.jsonl: another `triptych batch` is writing it (process "
+            f"{first.pid}); wait for it to end, or give another --out\n"
+        )
+        assert out == ""
+        assert len(good.requests) == 1  # the second run asked nothing
+    finally:
+        first.send_signal(signal.SIGINT)
+        first.communicate(timeout=30)
+    assert first.returncode == 130
+    assert not (tmp_path / ".r.jsonl.lock").exists()  # the lock goes with the run
+    good.push(fake.stream(Api.CHAT, PLAIN))
+    assert batch(capsys, conf, "p.txt", "--compare", "good", "--out", "r.jsonl")[0] == 0

@@ -8,7 +8,10 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+import os
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -249,7 +252,23 @@ BAD = [
     (Api.CHAT, "reasoning_effort=extreme", "must be low, medium, high (or, where the provider"),
     (Api.CHAT, "temperature", "--param 'temperature': expected KEY=VALUE"),
     (Api.CHAT, "=3", "--param '=3': expected KEY=VALUE"),
-]
+    # Fields the app fills itself, and numbers JSON has no spelling for.
+    (Api.CHAT, "model=gpt-x", "--param model: Triptych sets this field itself; set the model "
+     "with --model"),
+    (Api.CHAT, "messages=[]", "--param messages: Triptych sets this field itself; the "
+     "conversation is the prompt (the argument or stdin) and --system"),
+    (Api.RESPONSES, 'input="hi"', "--param input: Triptych sets this field itself"),
+    (Api.MESSAGES, "system=be terse", "--param system: Triptych sets this field itself; set "
+     "it with --system"),
+    (Api.CHAT, "stream=false", "--param stream: Triptych sets this field itself; every "
+     "request streams"),
+    (Api.CHAT, "tools=[]", "--param tools: Triptych sets this field itself; offer tools with "
+     "--use-tools or --no-tools"),
+    (Api.CHAT, "x=NaN", "--param x: nan is not a number JSON can send; give a finite one"),
+    (Api.CHAT, 'x={"a": [1, -Infinity]}', "--param x: -inf is not a number JSON can send"),
+    (Api.CHAT, "x=1e999", "--param x: inf is not a number JSON can send"),
+    (Api.CHAT, "temperature=NaN", "--param temperature: must be from 0 to 2, not nan"),
+]  # fmt: skip
 
 
 @pytest.mark.parametrize(("api", "param", "message"), BAD)
@@ -439,3 +458,70 @@ def test_saved_values_come_back_as_they_were_set() -> None:
     assert RequestParams.saved(params.as_dict()) == params
     assert RequestParams.saved({}) is None
     assert RequestParams.saved({"temperature": 9}) is None
+
+
+# -- in a process of its own: the exit status and the one line, and secrets ---------------------
+
+
+def ask_process(tmp_path: Path, server: FakeProvider, *argv: str) -> tuple[int, str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TRIPTYCH_")}
+    env.update(
+        TRIPTYCH_DATA_DIR=str(tmp_path / "data"),
+        XDG_CONFIG_HOME=str(tmp_path / "config-home"),
+        TRIPTYCH_DEMO_PACE="0",
+    )
+    base = ["ask", "--api", "chat", "--base-url", server.url, "--model", "m-9"]
+    done = subprocess.run(
+        [sys.executable, "-m", "app", *base, *argv],
+        env=env, cwd=tmp_path, capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    return done.returncode, done.stdout, done.stderr
+
+
+@pytest.mark.parametrize(
+    ("param", "line"),
+    [
+        ("model=other-model", "triptych: --param model: Triptych sets this field itself; set the "
+         "model with --model (NAME:MODEL in --compare; the model picker in the app)\n"),
+        ("x=NaN", "triptych: --param x: nan is not a number JSON can send; give a finite one\n"),
+    ],
+)  # fmt: skip
+def test_an_owned_field_or_a_non_finite_number_is_one_line_and_exit_2(
+    tmp_path: Path, fake_provider: FakeProvider, param: str, line: str
+) -> None:
+    code, out, err = ask_process(tmp_path, fake_provider, "--param", param, "--json", "q")
+    assert (code, out, err) == (2, "", line)
+    assert fake_provider.requests == []
+
+
+def test_a_secret_looking_param_is_sent_and_scrubbed_everywhere_else(
+    tmp_path: Path, fake_provider: FakeProvider
+) -> None:
+    secret = "sk-param-SECRET-0123456789abcdef"
+    fake_provider.push(fake.stream(Api.CHAT))
+    code, out, err = ask_process(
+        tmp_path, fake_provider, "--param", f"api_key={secret}", "--param",
+        f'auth={{"session": "{secret[::-1]}"}}', "--json", "--record", "rec.jsonl", "q",
+    )  # fmt: skip
+
+    assert code == 0, err
+    sent = fake_provider.last_request().json
+    assert (sent["api_key"], sent["auth"]) == (secret, {"session": secret[::-1]})  # as asked
+    document = json.loads(out)
+    assert document["params"]["api_key"] == "[redacted]"
+    assert document["params"]["auth"] == {"session": "[redacted]"}
+    recording = (tmp_path / "rec.jsonl").read_text()
+    for where in (out, err, recording):
+        assert secret not in where
+        assert secret[::-1] not in where
+    assert '"api_key": "[redacted]"' in recording
+
+
+def test_the_panels_raw_json_refuses_owned_fields_and_non_finite_numbers() -> None:
+    from app.ui.screens.parameters import raw_object
+
+    assert raw_object('{"logprobs": true}') == {"logprobs": True}
+    with pytest.raises(ParamError, match=r"^raw JSON: model: Triptych sets this field itself"):
+        raw_object('{"model": "other"}')
+    with pytest.raises(ParamError, match=r"^raw JSON: x: nan is not a number JSON can send"):
+        raw_object('{"x": {"y": [NaN]}}')

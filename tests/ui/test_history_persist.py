@@ -225,6 +225,55 @@ async def test_a_long_conversation_is_drawn_from_its_end_and_earlier_parts_on_re
         assert len(body["messages"]) == 25
 
 
+async def test_many_short_messages_open_from_the_end_and_the_rest_is_drawn_as_scrolled_to(
+    fake_provider: FakeProvider, tmp_path: Path
+) -> None:
+    """Short messages cost their widgets whatever their text: a window of 12,000 characters
+    drew 1,000 of 6,000 one-line messages at once. At most SHOWN_MESSAGES are drawn; scrolling
+    to the top draws the part before, and what was at the top stays in view."""
+    db = tmp_path / "history.sqlite3"
+    store = Store.open(db)
+    conv = store.create_conversation()
+    for number in range(60):
+        store.add_user_message(conv, f"q {number}")
+        turn_id = store.start_turn(conv, provider="fake", model="m-1", api="chat")
+        turn = Turn()
+        turn.apply_all([TextDelta(f"a {number}"), Finish("stop"), EndOfStream()])
+        turn.end()
+        store.save_turn(turn_id, turn, final=True)
+    store.close()
+    app = make_app(fake_config(fake_provider), tmp_path, history_file=db, continue_last=True)
+    async with app.run_test(size=SIZE) as pilot:
+        transcript = app.pane.transcript
+        await wait_until(pilot, lambda: app.pane.current is not None, what="the reopened end")
+
+        def prompts() -> list[str]:
+            return [m.text for m in transcript.query(UserMessage)]
+
+        assert prompts() == [f"q {n}" for n in range(40, 60)]  # 40 messages of 120
+        assert len(app.pane.conversation.messages) == 120  # the model still gets all of it
+        for drawn_from in (20, 0):
+            await pilot.pause(0.2)
+            top = transcript.query(UserMessage).first()
+            transcript.scroll_home(animate=False, immediate=True)  # as the wheel or Home would
+            await wait_until(
+                pilot,
+                lambda: prompts()[0] == f"q {drawn_from}",  # noqa: B023
+                what="the part before, drawn on reaching the top",
+            )
+            below = int(top.text.split()[1])
+            await wait_until(
+                pilot,
+                lambda: f"a {below}" in screen_text(app),  # noqa: B023
+                what="the answer of what was at the top, drawn (not left asleep)",
+            )
+            assert top.region.overlaps(transcript.region)  # what was at the top is still in view
+        assert prompts() == [f"q {n}" for n in range(60)]
+        assert not transcript.query(EarlierMessages)  # all drawn: the button is gone
+        transcript.scroll_home(animate=False, immediate=True)
+        await wait_until(pilot, lambda: "a 0" in screen_text(app), what="the first answer")
+
+
 async def test_quitting_mid_answer_saves_it_as_stopped(
     fake_provider: FakeProvider, tmp_path: Path
 ) -> None:

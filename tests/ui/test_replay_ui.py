@@ -4,6 +4,7 @@ replay server, the client and the widgets of a live answer; a comparison side by
 from __future__ import annotations
 
 import asyncio
+import json
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ from app.headless.replay_plan import ReplayPlan, prompt_of, replay_plan
 from app.providers.record import Exchange, read_recording
 from app.settings.config import Config
 from app.ui.app import TriptychApp
+from app.ui.flows import replaying
 from app.ui.screens.compare import CompareScreen
 from app.ui.widgets.inspector import Inspector
 from app.wire.engine import Api
@@ -189,21 +191,48 @@ def test_speed_goes_with_ui_and_a_broken_file_is_said(
     assert "cannot replay" in capsys.readouterr().err
 
 
-async def test_a_recorded_prompt_naming_a_file_replays_without_reading_it(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """`@gone.png` in a recorded prompt is the recording's text: no file is looked for (none
-    is there), so nothing stops the replay."""
-    monkeypatch.chdir(tmp_path)
-    asked = "what is in @gone.png and @notes.md"
-    path = await asyncio.to_thread(record, tmp_path, capsys, prompt=asked)
-    recorded = read_recording(path)
+@pytest.mark.parametrize("named", ["nosuch.txt", "secret.env"])
+async def test_an_at_path_in_a_recorded_prompt_is_text_not_a_file_to_attach(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch,
+    named: str,
+) -> None:  # fmt: skip
+    """A missing file stopped the prompt at the screen and the replay waited forever; a file
+    that is there was read and sent."""
+    prompt = f"summarise @{named} please"
+    recorded = read_recording(await asyncio.to_thread(record, tmp_path, capsys, prompt=prompt))
+    (tmp_path / "secret.env").write_text("AWS_SECRET_ACCESS_KEY=do-not-send\n")
+    monkeypatch.chdir(tmp_path)  # where the screen looks for `@` files
     with ReplayServer(recorded, speed=None) as server:
         app = replay_app(server, replay_plan(recorded, ["replay 1"]), tmp_path)
         async with app.run_test(size=(200, 60)) as pilot:
             await wait_until(
-                pilot, lambda: app.pane.turn is not None and app.pane.turn.done, what="replayed"
+                pilot,
+                lambda: any("Replay done" in str(n.message) for n in app._notifications),
+                what="the replay's end",
             )
             assert app.pane.turn is not None
             assert app.pane.turn.status is TurnStatus.COMPLETE
-        assert len(server.requests) == 1
+        (request,) = server.requests
+    assert json.loads(request.body)["messages"] == [{"role": "user", "content": prompt}]
+    assert b"do-not-send" not in request.body
+
+
+async def test_a_prompt_the_screen_does_not_send_stops_the_replay_and_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    recorded = read_recording(
+        await asyncio.to_thread(record, tmp_path, capsys, prompt="see @nosuch.txt")
+    )
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(replaying, "mentions", lambda text: [])  # the screen refuses the @file
+    monkeypatch.setattr(replaying, "START_LIMIT", 0.5)
+    with ReplayServer(recorded, speed=None) as server:
+        app = replay_app(server, replay_plan(recorded, ["replay 1"]), tmp_path)
+        async with app.run_test(size=(200, 60)) as pilot:
+            said = "Replay stopped: recorded prompt 1 of 1 was not sent (it is back in the prompt)"
+            await wait_until(
+                pilot,
+                lambda: any(said in str(n.message) for n in app._notifications),
+                what="the replay's stop",
+            )
+        assert server.requests == []

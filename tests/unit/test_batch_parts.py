@@ -9,7 +9,7 @@ from email.utils import format_datetime
 
 import pytest
 
-from app.headless.batch import MAX_RETRY_WAIT, retry_delay
+from app.headless.batch import MAX_RETRY_WAIT, retry_delay, too_long_to_wait
 from app.headless.batch_progress import Progress, Tally, bar_line, percentile, summary_table
 from app.wire.turn import TurnStatus
 
@@ -28,6 +28,24 @@ def test_retry_after_in_seconds_or_as_a_date_is_waited_for() -> None:
 
 def test_a_retry_after_longer_than_the_limit_is_not_waited_for() -> None:
     assert retry_delay(str(int(MAX_RETRY_WAIT) + 1), 1, random.Random(0)) is None
+    for huge in ("99999999999", "9" * 5000):  # never a backoff (at once) instead
+        assert retry_delay(huge, 1, random.Random(0)) is None
+    assert retry_delay("0" * 30 + "1", 1, random.Random(0)) == 1.0
+    assert "99,999,999,999 s" in too_long_to_wait(99999999999.0)
+    assert "longer than any wait" in too_long_to_wait(float("inf"))
+
+
+def test_a_retry_not_made_is_said_on_a_terminal_above_the_bars() -> None:
+    tallies = [Tally("kenari:m1", 2)]
+    stream = io.StringIO()
+    progress = Progress(stream, tallies, tty=True, started=0.0)
+    progress.draw(1.0)
+    progress.gave_up(tallies[0], "prompt 1 #1", "Retry-After asks for 9,999 s")
+    progress.draw(2.0)
+    drawn = stream.getvalue().split("\x1b[1F\x1b[J", 1)[1]  # up over the bar, cleared
+    line, bars = drawn.split("\n", 1)
+    assert line == "batch: kenari:m1 · prompt 1 #1 · Retry-After asks for 9,999 s"
+    assert bars.startswith("\x1b[2Kkenari:m1")  # the bar drawn again below it
 
 
 @pytest.mark.parametrize("header", [None, "", "soon", "\x1b[31m"])

@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -234,3 +238,68 @@ def test_a_bad_since_date_is_a_usage_error(
     assert "--since" in err
     assert "YYYY-MM-DD" in err
     assert "Traceback" not in err
+
+
+# -- votes out of shape ------------------------------------------------------------------------
+
+
+def leaderboard(tmp_path: Path, *argv: str) -> tuple[int, str, str]:
+    """`triptych leaderboard` in a process of its own: its real exit status and output."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TRIPTYCH_")}
+    env.update(TRIPTYCH_DATA_DIR=str(tmp_path / "data"), XDG_CONFIG_HOME=str(tmp_path / "ch"))
+    done = subprocess.run(
+        [sys.executable, "-m", "app", "leaderboard", *argv],
+        env=env, cwd=tmp_path, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    return done.returncode, done.stdout, done.stderr
+
+
+def test_votes_out_of_shape_are_left_out_and_said_and_infinite_speeds_are_not_known(
+    history: Store, tmp_path: Path
+) -> None:
+    for _ in range(3):
+        history.record_vote(duel("A", "B", "A"))
+    history.close()
+    with sqlite3.connect(history_path()) as conn:
+        conn.execute("PRAGMA ignore_check_constraints = ON")  # as a hand edit could
+        conn.execute("UPDATE votes SET winner = 5 WHERE id = 1")  # past the two panes
+        conn.execute("UPDATE votes SET outcome = 'landslide', winner = NULL WHERE id = 2")
+        conn.execute("UPDATE vote_panes SET tok_s = 9e999 WHERE vote_id = 3")  # inf
+        conn.execute("UPDATE vote_panes SET ttft_ms = 'soon' WHERE vote_id = 3 AND pane = 1")
+
+    code, out, err = leaderboard(tmp_path, "--json")
+
+    assert code == 0, err
+    assert err == (
+        "triptych: warning: 2 vote(s) in the history cannot be read (damaged or edited by "
+        "hand: id 1, 2) and are not counted\n"
+    )
+    rows = json.loads(out, parse_constant=lambda name: pytest.fail(f"{name} is not JSON"))
+    assert [(r["provider"], r["battles"], r["tok_s_median"]) for r in rows] == [
+        ("A", 1, None), ("B", 1, None),
+    ]  # fmt: skip
+    assert rows[1]["ttft_ms_median"] is None
+    code, out, err = leaderboard(tmp_path)  # the table too
+    assert code == 0
+    assert "Traceback" not in err
+    assert out.splitlines()[1].split()[:2] == ["1", "A:m1"]
+
+
+@pytest.mark.parametrize("since", ["0001-01-01", "9999-12-31T23:59"])
+def test_a_since_date_at_the_ends_of_the_calendar_is_before_or_after_every_vote(
+    history: Store, tmp_path: Path, since: str
+) -> None:
+    history.record_vote(duel("A", "B", "A"))
+    history.close()
+    code, out, err = leaderboard(tmp_path, "--json", "--since", since)
+    assert (code, err) == (0, "")
+    assert len(json.loads(out)) == (2 if since.startswith("0001") else 0)
+
+
+def test_an_infinite_speed_is_kept_as_not_known() -> None:
+    stats = PaneStats(
+        label="a", status=TurnStatus.COMPLETE, ttft=0.0, duration=0.0,
+        rate=Rate(math.inf, estimated=False), usage=None, finish_reason="stop", cost=math.nan,
+    )  # fmt: skip
+    pane = vote_pane("p", "m", stats)
+    assert (pane.tok_s, pane.cost) == (None, None)

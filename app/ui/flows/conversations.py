@@ -8,6 +8,8 @@ through `History`.
 
 from __future__ import annotations
 
+import asyncio
+import threading
 from typing import TYPE_CHECKING
 
 from app.store.errors import ConversationNotFound, StoreError
@@ -26,6 +28,9 @@ class Conversations:
         history.on_problem = self._problem
 
     def _problem(self, message: str) -> None:
+        if threading.current_thread() is not threading.main_thread():  # a read in a thread
+            self.app.call_from_thread(self._problem, message)
+            return
         self.app.notify(message, title="History is off", severity="error", timeout=15, markup=False)
 
     def announce(self) -> None:
@@ -63,7 +68,9 @@ class Conversations:
         from app.ui.flows.batching import open_stored_batch
         from app.ui.flows.comparing import leave_comparison, open_stored_comparison
 
-        stored = self.history.load(conv_id)
+        # Read in a thread: a long conversation's rows take a while (6,000 messages: ~0.3 s,
+        # more behind the writer's queue), and the screen keeps answering meanwhile.
+        stored = await asyncio.to_thread(self.history.load, conv_id)
         if stored is None:
             self.app.notify("That conversation is no longer in the history.", severity="warning")
             return

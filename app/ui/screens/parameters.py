@@ -34,6 +34,7 @@ from app.providers.params import (
     ParamError,
     RequestParams,
     check_for,
+    check_raw,
     format_fields,
     knobs_for,
 )
@@ -114,6 +115,11 @@ def raw_object(text: str) -> dict[str, Any]:
         raise ParamError("raw JSON: nested too deeply") from None
     if not isinstance(value, dict):
         raise ParamError('raw JSON: must be an object, e.g. {"logprobs": true}')
+    for key, item in value.items():
+        try:
+            check_raw(key, item)
+        except ParamError as exc:
+            raise ParamError(f"raw JSON: {exc}") from None
     return value
 
 

@@ -21,6 +21,7 @@ from textual import work
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.message import Message
+from textual.widget import Widget
 from textual.widgets import Button
 from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
@@ -56,6 +57,7 @@ if TYPE_CHECKING:  # the tool loop is loaded when tools are first used
     from app.ui.widgets.tool_rounds import PaneRounds, ToolsSource
 
 STATUS_PERIOD = 0.1  # the status bar redraws at most 10 times a second
+EARLIER_MARGIN = 3  # rows from the top of a long reopened conversation that draw the part before
 TOOL_CALL = "tool call"  # the state word while a tool call waits or runs
 RETRYABLE = frozenset({TurnStatus.STOPPED, TurnStatus.INTERRUPTED, TurnStatus.FAILED})
 
@@ -120,6 +122,7 @@ class ChatPane(Vertical):
         self._record: TurnRecord | None = None
         self._reopened = False
         self._earlier: list[StoredMessage] = []  # not drawn yet: the start of a long reopened one
+        self._drawing_earlier = False
         self.provider = provider
         self.model = model
         self.keep_reasoning_open = keep_reasoning_open
@@ -152,6 +155,17 @@ class ChatPane(Vertical):
 
     def on_mount(self) -> None:
         self.update_status(self._clock.now())
+        self.watch(self.transcript, "scroll_y", self._scrolled, init=False)
+
+    def _scrolled(self, scroll_y: float) -> None:
+        """Scrolled up to the top of a long reopened conversation: draw the part before, as
+        its button would (which stays, for the keyboard)."""
+        if not self._earlier or self._drawing_earlier or scroll_y > EARLIER_MARGIN:
+            return
+        button = next(iter(self.transcript.query_children(EarlierMessages)), None)
+        if button is not None:
+            self._drawing_earlier = True
+            self.call_later(self._draw_earlier, button)
 
     # -- state ---------------------------------------------------------------------------------
 
@@ -492,22 +506,51 @@ class ChatPane(Vertical):
         if not isinstance(button, EarlierMessages):
             return
         event.stop()
-        start = window_start(self._earlier)
-        batch, self._earlier = self._earlier[start:], self._earlier[:start]
-        shown = message_widgets(self.transcript)
-        await mount_stored(
-            self.transcript,
-            batch,
-            self.history.pane,
-            keep_reasoning_open=self.keep_reasoning_open,
-            after=button,
-        )
-        drawn = [w for w in message_widgets(self.transcript) if w not in shown]
-        await mark_drawn(self.transcript, drawn, batch, self.history.pane)  # their `‹ 2/3 ›`
-        if self._earlier:
-            button.label = EarlierMessages.label_for(len(self._earlier))
-        else:
-            await button.remove()
+        self._drawing_earlier = True
+        await self._draw_earlier(button)
+
+    async def _draw_earlier(self, button: EarlierMessages) -> None:
+        """The next part before what is drawn (one window of it), keeping in view what was."""
+        try:
+            if not self._earlier or not button.is_attached:
+                return
+            start = window_start(self._earlier)
+            batch, self._earlier = self._earlier[start:], self._earlier[:start]
+            shown = message_widgets(self.transcript)
+            first = shown[0] if shown else None
+            was_at = None if first is None else first.virtual_region.y - self.transcript.scroll_y
+            await mount_stored(
+                self.transcript,
+                batch,
+                self.history.pane,
+                keep_reasoning_open=self.keep_reasoning_open,
+                after=button,
+            )
+            drawn = [w for w in message_widgets(self.transcript) if w not in shown]
+            await mark_drawn(self.transcript, drawn, batch, self.history.pane)  # their `‹ 2/3 ›`
+            if self._earlier:
+                button.label = EarlierMessages.label_for(len(self._earlier))
+            else:
+                await button.remove()
+            if first is not None and was_at is not None:
+                before = first.virtual_region.y
+                self.call_after_refresh(self._keep_in_view, first, was_at, before)
+        finally:
+            self._drawing_earlier = False
+
+    def _keep_in_view(self, widget: Widget, at: float, before: int, tries: int = 5) -> None:
+        """Scroll so `widget` stands where it stood before the part above it was drawn (once
+        the layout has it lower: a refresh may come before the layout that places the part)."""
+        if not widget.is_attached:
+            return
+        if widget.virtual_region.y == before and tries:
+            self.call_after_refresh(self._keep_in_view, widget, at, before, tries - 1)
+            return
+        target = max(0.0, widget.virtual_region.y - at)
+        self.transcript.scroll_to(y=target, animate=False, immediate=True)
+        # Wake what is in view now (answers drawn earlier and put to sleep too), once the
+        # screen has placed it: its regions are the ones virtualizing goes by.
+        self.call_after_refresh(self.transcript.virtualize_later)
 
     async def use(self, provider: ProviderConfig, model: str) -> None:
         """Switch provider and/or model for the next turns (the running one is stopped)."""

@@ -63,18 +63,25 @@ class StoredTurnInfo(Static):
 # -- a reopened conversation in the transcript ---------------------------------------------
 
 SHOWN_CHARS = 12_000  # about how much stored text is drawn at once (~0.25 s per 3 KB answer)
+# And at most this many messages: short ones cost their widgets, whatever their text. Reopening
+# 6,000 one-line messages drew the last 1,000 (12,000 characters of them) and held the loop for
+# seconds; 40 are a few screens, and the rest is drawn as it is scrolled to.
+SHOWN_MESSAGES = 40
 
 
-def window_start(messages: list[StoredMessage], budget: int = SHOWN_CHARS) -> int:
-    """Where the newest whole exchanges that fit in `budget` characters begin (the last one is
-    always shown, whatever its size)."""
+def window_start(
+    messages: list[StoredMessage], budget: int = SHOWN_CHARS, most: int = SHOWN_MESSAGES
+) -> int:
+    """Where the newest whole exchanges that fit in `budget` characters and `most` messages
+    begin (the last exchange is always shown, whatever its size)."""
     used = 0
     start = len(messages)
     for index in reversed(range(len(messages))):
         message = messages[index]
         used += len(message.text) + (len(message.turn.reasoning) if message.turn else 0)
         if message.role == "user" or index == 0:  # an exchange begins here
-            if used > budget and start != len(messages):
+            over = used > budget or len(messages) - index > most
+            if over and start != len(messages):
                 return start
             start = index
     return start
@@ -133,6 +140,7 @@ async def mount_stored(
 
 __all__ = [
     "SHOWN_CHARS",
+    "SHOWN_MESSAGES",
     "EarlierMessages",
     "StoredTurnInfo",
     "mount_stored",
