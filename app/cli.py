@@ -199,12 +199,7 @@ def _dispatch(
     blind_tui = command is None and args.blind and bool(args.compare)
     config = _load(args, environ, stderr, quiet=blind_tui)
     if command == "providers":
-        from app.headless.provider_list import format_providers
-
-        stdout.write(format_providers(config, environ))
-        if config.path is None:
-            stdout.write(create_config_hint(locate_config(args.config, environ).path) + "\n")
-        return 0
+        return _providers(args, config, environ, stdout)
     if command == "tools":
         return _tools(args, config, stdout, stderr)
     if command == "ask":
@@ -212,6 +207,27 @@ def _dispatch(
     if command == "batch":
         return _batch(args, config, environ, stdout, stderr)
     return _tui(args, config)
+
+
+def _providers(
+    args: argparse.Namespace, config: Config, environ: Mapping[str, str], stdout: TextIO
+) -> int:
+    from app.headless.provider_list import format_providers, format_providers_json
+
+    if args.catalogue:
+        if args.json:
+            raise UsageError("--catalogue prints TOML; --json lists the providers: pick one")
+        from app.settings.catalogue import catalogue_toml
+
+        stdout.write(catalogue_toml())
+        return 0
+    if args.json:
+        stdout.write(format_providers_json(config, environ))
+        return 0
+    stdout.write(format_providers(config, environ))
+    if config.path is None:
+        stdout.write(create_config_hint(locate_config(args.config, environ).path) + "\n")
+    return 0
 
 
 def _tools(args: argparse.Namespace, config: Config, stdout: TextIO, stderr: TextIO) -> int:

@@ -50,6 +50,13 @@ def require_api_key(
     return key
 
 
+def found_key_variables(config: Config, environ: Mapping[str, str]) -> tuple[str, ...]:
+    """The key variables that are set, of every provider the config knows (built in or not),
+    in its order: what the welcome card says was found. Names only, never a value."""
+    names = (p.api_key_env for p in config.providers.values() if p.api_key_env)
+    return unique(name for name in names if environ.get(name, "").strip())
+
+
 def config_secrets(config: Config, environ: Mapping[str, str] | None = None) -> tuple[str, ...]:
     """Every secret of every provider and MCP server the config knows, keys from the
     environment included: what a crash report, which may quote anything, is scrubbed of."""

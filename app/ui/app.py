@@ -25,6 +25,7 @@ from textual.screen import Screen
 from textual.theme import Theme
 
 from app.demo.names import is_demo
+from app.settings.api_keys import found_key_variables
 from app.settings.config import Config, ProviderConfig
 from app.settings.paths import config_path, state_path, user_themes_dir
 from app.settings.state import State, load_state, save_state
@@ -202,7 +203,8 @@ class TriptychApp(ChatHost):
         config when there is none."""
         provider = self.pane.provider
         create = config_path() if self.config.path is None else None
-        return WelcomeFacts(provider.name, self.pane.model, is_demo(provider.name), create)
+        keys = found_key_variables(self.config, os.environ)
+        return WelcomeFacts(provider.name, self.pane.model, is_demo(provider.name), create, keys)
 
     def on_mount(self) -> None:
         self._styled = True  # Textual has applied the stylesheet: a change of theme re-styles

@@ -35,15 +35,21 @@ def start_choice(
     config: Config, provider: str | None, model: str | None, state: State
 ) -> StartChoice:
     """`--provider`/`--model`, else the choice remembered last time (if its provider is still
-    configured), else the config's. What the config said when the choice was remembered is
-    compared with what it says now: a changed `default` or provider `model` wins over the
-    remembered choice (as it does for `triptych ask`)."""
+    configured), else the config's (its `default`, else the first provider whose key is set).
+    What the config said when the choice was remembered is compared with what it says now: a
+    changed `default` or provider `model` wins over the remembered choice (as it does for
+    `triptych ask`)."""
     remembered = config.providers.get(state.provider) if state.provider else None
     old_file = remembered is not None and state.config_default is None  # before it was kept
     changed = False
     if provider is not None:
         chosen = config.provider(provider)
-    elif remembered is not None and not old_file and state.config_default != config.default:
+    elif (
+        remembered is not None
+        and not old_file
+        and config.default_named  # else the default was only worked out: last used wins
+        and state.config_default != config.default
+    ):
         chosen = config.provider(None)
         changed = chosen.name != remembered.name
     else:
