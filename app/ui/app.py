@@ -99,8 +99,10 @@ class TriptychApp(ChatHost):
         replay: ReplayPlan | None = None,
         blind: bool = False,
         batch: BatchJob | None = None,
+        local_probe: Callable[[], list[ProviderConfig]] | None = None,
     ) -> None:
         """`history_file` None runs without history (tests); run_tui passes history_path().
+        `local_probe` finds the local servers after the first frame (None: their real ports).
         `compare`: start side by side with these providers (NAME or NAME:MODEL); `blind`:
         hiding who is who until the vote."""
         super().__init__()
@@ -123,6 +125,7 @@ class TriptychApp(ChatHost):
         self.batch = batch  # `triptych batch … --ui`: run under its table once the app is up
         self.batch_status: int | None = None  # how that run ended: the app's exit status
         self.start = start_choice(config, provider, model, self.state)
+        self.local_probe = local_probe if local_probe is not None else _probe_local_servers
         self.tools = ToolSession(config)
         self._last_used = self.start.last_used  # shown in the header until the user switches
         self.pane = ChatPane(
@@ -253,6 +256,17 @@ class TriptychApp(ChatHost):
         gc.freeze()
         gc.enable()
         self.run_worker(self._open_history(), group="history", exit_on_error=False)
+        if self.replay is None:  # a replay's providers are its recording's
+            self.run_worker(self._find_local_servers(), group="local", exit_on_error=False)
+
+    async def _find_local_servers(self) -> None:
+        """Local servers (Ollama, LM Studio, …) join the provider list once found: probed on a
+        thread after the first frame, so neither the first screen nor a prompt waits for it."""
+        found = await asyncio.to_thread(self.local_probe)
+        if found:
+            from app.providers.local import with_local
+
+            self.config = with_local(self.config, found, config_path())
 
     async def _open_history(self) -> None:
         """Opened on a thread: opening may wait up to the store's busy timeout (10 s) for
@@ -514,6 +528,12 @@ class TriptychApp(ChatHost):
         if self._probe is not None:
             self._probe.write()
             self._probe = None
+
+
+def _probe_local_servers() -> list[ProviderConfig]:
+    from app.providers.local import probe_now  # httpx: after the first frame, on a thread
+
+    return probe_now()
 
 
 def run_tui(
