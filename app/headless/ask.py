@@ -378,6 +378,7 @@ def answer_json(provider: ProviderConfig, turn: Turn, timing: Timing) -> dict[st
         "error": None
         if turn.error is None
         else {"code": turn.error.code, "message": turn.error.message},
+        "interruption": turn.interruption or None,  # why an interrupted stream ended early
         "ttft_ms": timing.ttft_ms,
         "duration_ms": timing.duration_ms,
         "params": turn.params,

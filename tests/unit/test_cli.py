@@ -25,6 +25,7 @@ JSON_KEYS = {
     "reasoning",
     "tool_calls",
     "server_tools",
+    "interruption",
     "finish_reason",
     "usage",
     "cache_hit_share",
