@@ -51,6 +51,7 @@ if TYPE_CHECKING:  # loaded when first used: the first frame needs neither (issu
     from app.headless.replay_plan import ReplayPlan
     from app.ui.flows import inspecting
     from app.ui.lag_probe import LagProbe
+    from app.ui.screens.api_key import SetKeyRequested
     from app.ui.screens.batch import BatchScreen
     from app.ui.screens.batch_answers import BatchAnswers
     from app.ui.screens.compare import CompareScreen
@@ -138,6 +139,7 @@ class TriptychApp(ChatHost):
             reading_width=config.ui.reading_width,
             history=PaneHistory(self.history.record(system=config.system)),
             tools=self.tools,
+            key_missing=self._maker.key_missing,
             id="pane",
         )
         self.reasoning_open = config.ui.reasoning_open
@@ -339,6 +341,14 @@ class TriptychApp(ChatHost):
 
     async def use_provider(self, provider: ProviderConfig, model: str) -> None:
         await self.pane.use(provider, model)
+        missing = self.pane.key_missing()
+        if missing is not None:  # at once, not when a prompt fails
+            self.notify(
+                f"{missing} (or Ctrl+P: Set a key until you quit…)",
+                severity="warning",
+                timeout=8,
+                markup=False,
+            )
         self._last_used = False
         self._show_title()
         await self.chat_screen.show_welcome()
@@ -384,6 +394,26 @@ class TriptychApp(ChatHost):
         self, message: ChatScreen.SwitchProviderRequested
     ) -> None:
         choosing.pick_provider(self)
+
+    def on_set_key_requested(self, message: SetKeyRequested) -> None:
+        """The palette's "Set a key until you quit…": a masked field; the key is kept in
+        memory for this run (as if its variable were set) and scrubbed like every key."""
+        from app.ui.screens.api_key import ApiKeyScreen
+
+        provider = self.pane.provider
+        variable = provider.api_key_env
+        if not variable:
+            self.notify(f"{provider.name} takes no key from a variable.", markup=False)
+            return
+
+        def given(key: str | None) -> None:
+            if not key:
+                return
+            self._maker.session_keys.set(variable, key)
+            self.run_worker(self.pane.reconnect(), group="switch", exit_on_error=False)
+            self.notify(f"Key set for ${variable} until you quit.", markup=False)
+
+        self.push_screen(ApiKeyScreen(provider.name, variable), given)
 
     def on_chat_screen_switch_model_requested(
         self, message: ChatScreen.SwitchModelRequested
@@ -517,7 +547,7 @@ class TriptychApp(ChatHost):
     def _fatal_error(self) -> None:
         """Textual's crash exit, with a report that has no locals and no secrets in it."""
         self.bell()
-        self._exit_renderables.append(crash_report(self.config))
+        self._exit_renderables.append(crash_report(self.config, self._maker.session_keys.values()))
         self._close_messages_no_wait()
 
     def on_unmount(self) -> None:

@@ -57,14 +57,14 @@ async def test_the_demo_welcome_names_words_keys_and_the_config_to_create(
 async def test_it_says_which_keys_it_found_and_starts_on_the_first(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setenv("GROQ_API_KEY", "gsk-SECRET-2-longer")
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-SECRET-1")
-    monkeypatch.setenv("GROQ_API_KEY", "gsk-SECRET-2")
     app = make_app(with_demo_providers(load_config(None, os.environ)), tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
         text = app.pane.transcript.query_one(Welcome).plain
         assert "Chatting with anthropic · claude-sonnet-4-5" in text
-        assert "Keys found: ANTHROPIC_API_KEY, GROQ_API_KEY" in text
+        assert "Keys found: ANTHROPIC_API_KEY, GROQ_API_KEY." in text  # in catalogue order
         assert "SECRET" not in screen_text(app)
 
 

@@ -11,7 +11,12 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from app.demo.names import is_demo
-from app.settings.api_keys import require_api_key
+from app.settings.api_keys import (
+    MissingApiKey,
+    SessionKeys,
+    key_missing_line,
+    session_or_environment_key,
+)
 from app.settings.config import Config, ProviderConfig
 from app.settings.state import State
 
@@ -82,6 +87,7 @@ class ClientMaker:
     def __init__(self, config: Config) -> None:
         self.config = config
         self._demo: DemoServer | None = None
+        self.session_keys = SessionKeys()  # "Set a key until you quit…": memory only
 
     def resolve(self, provider: ProviderConfig) -> ProviderConfig:
         """The demo's base URL is only known once its server listens."""
@@ -100,11 +106,20 @@ class ClientMaker:
         resolved = self.resolve(provider)
         return ProviderClient(
             resolved,
-            require_api_key(resolved),
+            session_or_environment_key(resolved, self.session_keys),
             idle_timeout=self.config.idle_timeout,
             connect_timeout=self.config.connect_timeout,
             keep_stream=self.config.keep_stream_bytes,
         )
+
+    def key_missing(self, provider: ProviderConfig) -> str | None:
+        """`key missing: set $X` when the provider's key is nowhere (its variable, the file,
+        one given in the app), said before anything is sent or stored; else None."""
+        try:
+            session_or_environment_key(provider, self.session_keys)
+        except MissingApiKey:
+            return key_missing_line(provider)
+        return None
 
     async def aclose(self) -> None:
         self.close_demo()

@@ -24,7 +24,7 @@ from textual.message import Message
 from textual.widgets import Button
 from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
-from app.display.status_line import STATE, StatusInput, answer_label, status_segments
+from app.display.status_line import STATE, WARN, StatusInput, answer_label, status_segments
 from app.display.turn_watch import TurnWatch, settled_watch
 from app.providers.params import RequestParams
 from app.providers.params import fitted_for as fit_params
@@ -110,10 +110,13 @@ class ChatPane(Vertical):
         reading_width: int = 0,
         history: PaneHistory | None = None,
         tools: ToolsSource | None = None,
+        key_missing: Callable[[ProviderConfig], str | None] | None = None,
         id: str | None = None,
     ) -> None:
-        """`tools`: the app's tools; when some are on, a prompt runs the tool loop."""
+        """`tools`: the app's tools; when some are on, a prompt runs the tool loop.
+        `key_missing`: what to say when a provider's key is nowhere (None: it is there)."""
         super().__init__(id=id)
+        self._key_missing = key_missing
         self.tools = tools
         self.rounds: PaneRounds | None = None  # while the tool loop runs
         self.history = history if history is not None else PaneHistory.off()
@@ -163,6 +166,17 @@ class ChatPane(Vertical):
     @property
     def turn(self) -> Turn | None:
         return None if self.current is None else self.current.turn
+
+    def key_missing(self) -> str | None:
+        """`key missing: set $X` for the current provider, else None."""
+        return None if self._key_missing is None else self._key_missing(self.provider)
+
+    async def reconnect(self) -> None:
+        """The next turn makes a new client (a key was given); a running one keeps its own."""
+        if self._client is not None and not self.streaming:
+            await self._client.aclose()
+            self._client = None
+        self.update_status(self._clock.now())
 
     def client(self) -> TurnStreamer:
         """The provider's client, made on first use (so nothing connects until asked)."""
@@ -383,6 +397,9 @@ class ChatPane(Vertical):
         segments = status_segments(info)
         if self.running_tools and len(segments) > 2:  # not "complete": the loop waits
             segments[2] = (TOOL_CALL, STATE)
+        missing = self.key_missing() if view is None and len(segments) > 2 else None
+        if missing is not None:  # not "ready": Enter would refuse
+            segments[2] = (missing, WARN)
         self.status_bar.show(segments)
 
     async def new_chat(self) -> None:

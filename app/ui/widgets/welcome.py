@@ -62,7 +62,7 @@ def welcome_content(facts: WelcomeFacts) -> Content:
     if facts.demo:
         lines.append(Content(""))
     if facts.keys or facts.demo:
-        lines.append(_keys_line(facts.keys))
+        lines.append(_keys_line(facts.keys, facts.demo))
     lines.append(Content(""))
     keys: list[str | Content | tuple[str, str]] = []
     for index, (key, what) in enumerate(KEYS):
@@ -76,7 +76,7 @@ def welcome_content(facts: WelcomeFacts) -> Content:
     return Content("\n").join(lines)
 
 
-def _keys_line(found: tuple[str, ...]) -> Content:
+def _keys_line(found: tuple[str, ...], demo: bool) -> Content:
     """Which key variables were found: each makes its providers usable with no config."""
     if not found:
         return Content.assemble(
@@ -87,7 +87,7 @@ def _keys_line(found: tuple[str, ...]) -> Content:
     for index, name in enumerate(found):
         names += [", "] if index else []
         names.append((name, "bold"))
-    names.append(" — Ctrl+P switches provider.")
+    names.append(" — Ctrl+P switches provider." if demo else ".")
     return Content.assemble(*names)
 
 
