@@ -92,6 +92,7 @@ class ProviderConfig:
     price_in: float | None = None  # per million tokens
     price_out: float | None = None
     price_cached: float | None = None
+    context_window: int | None = None  # tokens; None: the [prices] extra's figure, if any
     # Chat Completions: ask for the usage chunk (`stream_options.include_usage`); OpenAI and
     # Antara send no usage without it. False for a server that rejects the field.
     include_usage: bool = True
@@ -959,6 +960,17 @@ class _Validator:
             price: self.number(body, (*keys, price), positive=False)
             for price in ("price_in", "price_out", "price_cached")
         }
+        context_window = body.get("context_window")
+        if context_window is not None and (
+            not isinstance(context_window, int)
+            or isinstance(context_window, bool)
+            or context_window <= 0
+        ):
+            shown = (
+                f"{context_window}" if isinstance(context_window, int) else _kind(context_window)
+            )
+            self.error((*keys, "context_window"), f"must be a positive integer, not {shown}")
+            context_window = None
         stream_end = body.get("stream_end", TERMINAL_EVENT)
         if stream_end not in STREAM_ENDS:
             shown = repr(stream_end) if isinstance(stream_end, str) else _kind(stream_end)
@@ -972,5 +984,6 @@ class _Validator:
             "include_usage": include_usage,
             "max_concurrency": max_concurrency,
             "stream_end": stream_end,
+            "context_window": context_window,
             **prices,
         }

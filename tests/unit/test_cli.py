@@ -26,6 +26,8 @@ JSON_KEYS = {
     "tool_calls",
     "server_tools",
     "interruption",
+    "cost",
+    "context_window",
     "finish_reason",
     "usage",
     "cache_hit_share",

@@ -419,8 +419,9 @@ def test_unknown_keys_are_warnings_with_file_line_and_key(tmp_path: Path) -> Non
         "tool_timeout, tools, ui)",
         f"{path}:3: ui.font: unknown key, ignored (known: reading_width, reasoning_open, theme)",
         f"{path}:9: providers.kenari.temperature: unknown key, ignored (known: api, api_key, "
-        "api_key_env, attachments, base_url, headers, include_usage, max_concurrency, "
-        "max_tokens, model, models, params, price_cached, price_in, price_out, stream_end)",
+        "api_key_env, attachments, base_url, context_window, headers, include_usage, "
+        "max_concurrency, max_tokens, model, models, params, price_cached, price_in, "
+        "price_out, stream_end)",
     )
     assert "kenari" in config.providers
 
