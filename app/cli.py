@@ -219,13 +219,10 @@ def _dispatch(
     # a blind comparison's app shows the warnings itself, those naming a pane after the vote
     blind_tui = command is None and args.blind and bool(args.compare)
     config = _load(args, environ, stderr, quiet=blind_tui)
+    if command in ("ask", "batch", None):
+        config = _local_servers_named(args, config, environ)
     if command == "providers":
-        from app.headless.provider_list import format_providers
-
-        stdout.write(format_providers(config, environ))
-        if config.path is None:
-            stdout.write(create_config_hint(locate_config(args.config, environ).path) + "\n")
-        return 0
+        return _providers(args, config, environ, stdout)
     if command == "tools":
         return _tools(args, config, stdout, stderr)
     if command == "ask":
@@ -233,6 +230,62 @@ def _dispatch(
     if command == "batch":
         return _batch(args, config, environ, stdout, stderr)
     return _tui(args, config)
+
+
+def _local_servers_named(
+    args: argparse.Namespace, config: Config, environ: Mapping[str, str]
+) -> Config:
+    """A local server the command names (`--provider ollama`, in `--compare`, or the file's
+    `default`) is probed now, and added with the models it lists; one that does not answer is
+    a usage error saying so. Nothing is probed when no local server is named."""
+    from app.settings.catalogue import BY_NAME
+
+    names = [getattr(args, "provider", None)]
+    compare = getattr(args, "compare", None)
+    if compare:
+        names += [item.strip().partition(":")[0] for item in compare.split(",")]
+    elif names[0] is None:
+        names.append(config.default)
+    wanted = [
+        BY_NAME[name]
+        for name in dict.fromkeys(n for n in names if n)
+        if name not in config.providers and name in BY_NAME and BY_NAME[name].local
+    ]
+    if not wanted:
+        return config
+    from app.providers.local import not_running, probe_now, with_local
+
+    found = probe_now(wanted)
+    answered = {provider.name for provider in found}
+    for entry in wanted:
+        if entry.name not in answered:
+            raise UsageError(not_running(entry))
+    return with_local(config, found, locate_config(args.config, environ).path)
+
+
+def _providers(
+    args: argparse.Namespace, config: Config, environ: Mapping[str, str], stdout: TextIO
+) -> int:
+    from app.headless.provider_list import format_providers, format_providers_json
+
+    if not args.catalogue:
+        from app.providers.local import probe_now, with_local
+
+        config = with_local(config, probe_now(), locate_config(args.config, environ).path)
+    if args.catalogue:
+        if args.json:
+            raise UsageError("--catalogue prints TOML; --json lists the providers: pick one")
+        from app.settings.catalogue import catalogue_toml
+
+        stdout.write(catalogue_toml())
+        return 0
+    if args.json:
+        stdout.write(format_providers_json(config, environ))
+        return 0
+    stdout.write(format_providers(config, environ))
+    if config.path is None:
+        stdout.write(create_config_hint(locate_config(args.config, environ).path) + "\n")
+    return 0
 
 
 def _tools(args: argparse.Namespace, config: Config, stdout: TextIO, stderr: TextIO) -> int:

@@ -42,7 +42,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     _ask_parser(commands)
-    providers = commands.add_parser("providers", help="list the configured providers and keys")
+    providers = commands.add_parser(
+        "providers", help="list the providers found (config, environment, this machine) and keys"
+    )
+    providers.add_argument("--json", action="store_true", help="print one JSON list")
+    providers.add_argument(
+        "--catalogue",
+        action="store_true",
+        help="print the built-in providers as config TOML to copy and edit",
+    )
     _config_flag(providers)
     tools = commands.add_parser(
         "tools", help="list the tools offered to the model ([tools] and MCP servers' tools)"

@@ -86,11 +86,12 @@ Route = Callable[[SeenRequest], Reply]
 class LoopbackServer:
     """Serves `route(request) -> Reply` on 127.0.0.1 at a free port until `close`."""
 
-    def __init__(self, route: Route) -> None:
+    def __init__(self, route: Route, port: int = 0) -> None:
+        """`port` 0 takes a free one; a test of a fixed port (a local server's) names it."""
         self.route = route
         self.requests: list[SeenRequest] = []
         self.stopping = threading.Event()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", port), _Handler)
         self._httpd.daemon_threads = True
         self._httpd.block_on_close = False
         self._httpd.owner = self  # type: ignore[attr-defined]

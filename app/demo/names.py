@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from app.settings.config import DEMO, Config, ProviderConfig
+from app.settings.config import BUILTIN, DEMO, Config, ProviderConfig
 from app.wire.api import Api
 
 DEMO_APIS = {DEMO: Api.CHAT, "demo-messages": Api.MESSAGES, "demo-responses": Api.RESPONSES}
@@ -26,7 +26,8 @@ def with_demo_providers(config: Config) -> Config:
     providers = dict(config.providers)
     for name, api in DEMO_APIS.items():
         providers.setdefault(
-            name, ProviderConfig(name=name, api=api, base_url="", model=DEMO_MODEL)
+            name,
+            ProviderConfig(name=name, api=api, base_url="", model=DEMO_MODEL, origin=BUILTIN),
         )
     return replace(config, providers=providers)
 

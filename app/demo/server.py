@@ -31,7 +31,7 @@ from app.demo.loopback import (
 from app.demo.names import DEMO_APIS, DEMO_MODEL, is_demo, with_demo_providers
 from app.demo.samples import sample_for
 from app.demo.tool_answer import tool_answer_sample, tool_results
-from app.settings.config import DEMO, Config, ProviderConfig
+from app.settings.config import BUILTIN, DEMO, Config, ProviderConfig
 from app.wire.api import Api
 
 PACE_ENV = "TRIPTYCH_DEMO_PACE"
@@ -76,7 +76,9 @@ class DemoServer:
         return self._server.url + "/v1"
 
     def provider(self, name: str = DEMO) -> ProviderConfig:
-        return ProviderConfig(name=name, api=DEMO_APIS[name], base_url=self.url, model=DEMO_MODEL)
+        return ProviderConfig(
+            name=name, api=DEMO_APIS[name], base_url=self.url, model=DEMO_MODEL, origin=BUILTIN
+        )
 
     def attach(self, config: Config) -> Config:
         """The config with every demo provider pointed here (and the two extra demos added)."""

@@ -392,6 +392,8 @@ def answer_json(provider: ProviderConfig, turn: Turn, timing: Timing) -> dict[st
         "error": None
         if turn.error is None
         else {"code": turn.error.code, "message": turn.error.message},
+        "interruption": turn.interruption or None,  # why an interrupted stream ended early
+        **_figures(provider, turn),
         "ttft_ms": timing.ttft_ms,
         "duration_ms": timing.duration_ms,
         "params": turn.params,
@@ -405,6 +407,15 @@ def failure_line(turn: Turn) -> str | None:
         return None
     code = f"{turn.error.code}: " if turn.error.code else ""
     return f"error: {code}{turn.error.message}"
+
+
+def _figures(provider: ProviderConfig, turn: Turn) -> dict[str, Any]:
+    """`cost` (US dollars) and `context_window` (tokens): the config's, else the [prices]
+    extra's catalogue; null when neither knows (never a guess)."""
+    from app.providers.prices import figures  # the catalogue loads only when asked for
+
+    found = figures(provider, provider.model, turn.usage)
+    return {"cost": found.cost, "context_window": found.context_window}
 
 
 def summary_line(

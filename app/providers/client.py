@@ -50,6 +50,7 @@ from app.providers.params import ParamError, RequestParams, sent_params
 from app.providers.record import RecordedExchange, Recorder
 from app.providers.requests import ProviderRequest, build_request, endpoint_url, request_headers
 from app.providers.timing import Timing
+from app.settings.catalogue import FINISH_REASON
 from app.settings.config import ProviderConfig
 from app.settings.paths import config_path
 from app.settings.redaction import (
@@ -237,6 +238,8 @@ class ProviderClient:
             run.end_capture("eof")
             run.flush()
             self._scrub(turn, run.secrets)
+            if tools:
+                _providers_own_calls(turn, {tool.name for tool in tools})
             turn.end()
         return turn
 
@@ -493,6 +496,26 @@ class ProviderClient:
             if held:
                 run.apply(run.engine.feed(bytes(held)))
             run.apply(run.engine.close())
+            self._ended_without_terminal(run)
+
+    def _ended_without_terminal(self, run: _Run) -> None:
+        """A Chat body that ended cleanly after every choice's finish_reason but before [DONE]:
+        complete for a provider whose streams end that way (`stream_end = "finish_reason"`),
+        else interrupted, with a message naming the setting. A cut body never gets here."""
+        turn, engine = run.turn, run.engine
+        if (
+            turn.terminal_seen
+            or turn.error is not None
+            or engine.truncated
+            or not engine.choices_finished
+        ):
+            return
+        if self.provider.stream_end == FINISH_REASON:
+            turn.ended_at_finish = True
+            return
+        turn.interruption = missing_terminal(self.provider, turn.finish_reason or "")
+        if run.capture is not None:
+            run.capture.exchange.detail = f"no [DONE] after finish_reason {turn.finish_reason!r}"
 
     def _read_document(self, run: _Run, body: bytes) -> None:
         try:
@@ -663,6 +686,26 @@ def _scrubbed(event: Event, secrets: tuple[str, ...]) -> Event:
         items = tuple(Source(scrub(s.url, secrets), scrub(s.title, secrets)) for s in event.items)
         return Sources(items)
     return event
+
+
+def _providers_own_calls(turn: Turn, offered: set[str]) -> None:
+    """A call of a tool the request did not offer is the provider's own (a search it ran
+    itself): listed with the server tools, never answered by the tool loop."""
+    for index, call in list(turn.calls.items()):
+        if call.name and call.name not in offered:
+            del turn.calls[index]
+            turn.server_tools.append(ServerToolUse(call.id, call.name))
+
+
+def missing_terminal(provider: ProviderConfig, finish_reason: str) -> str:
+    """Why a stream that stopped after its finish_reason is not complete, and the setting that
+    would make it so for a server that never sends [DONE]."""
+    where = provider.config_file or provider.source or config_path()
+    return (
+        f"the stream ended after finish_reason {finish_reason!r} without [DONE]; if this server "
+        f'never sends it, set `stream_end = "finish_reason"` for provider {provider.name} '
+        f"in {where}"
+    )
 
 
 def _sendable(provider: ProviderConfig, api_key: str | None) -> ProviderConfig:

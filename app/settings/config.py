@@ -21,6 +21,14 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from app.settings.catalogue import (
+    BY_NAME,
+    CATALOGUE,
+    STREAM_ENDS,
+    TERMINAL_EVENT,
+    CatalogueEntry,
+    anthropic_base,
+)
 from app.settings.paths import locate_config
 from app.settings.redaction import looks_like_key
 from app.settings.toml_lines import KeyLines, Keys, dotted
@@ -84,11 +92,19 @@ class ProviderConfig:
     price_in: float | None = None  # per million tokens
     price_out: float | None = None
     price_cached: float | None = None
+    context_window: int | None = None  # tokens; None: the [prices] extra's figure, if any
     # Chat Completions: ask for the usage chunk (`stream_options.include_usage`); OpenAI and
     # Antara send no usage without it. False for a server that rejects the field.
     include_usage: bool = True
     attachments: AttachmentLimits | None = None  # None: DEFAULT_ATTACHMENT_LIMITS for its api
+    # "terminal_event": a stream is complete only at its format's last event ([DONE], …);
+    # "finish_reason": a Chat stream that ended cleanly after its finish_reason is complete too.
+    stream_end: str = TERMINAL_EVENT
     source: Path | None = None  # the file that defined it, for messages; None when built in
+    # Where it came from: "config" (a table in the file, or flags), "builtin" (the catalogue,
+    # app/settings/catalogue.py) or "local" (a server found on this machine's loopback).
+    origin: str = "config"
+    config_file: Path | None = None  # the config a setting for it goes in (read or to create)
 
     @property
     def attachment_limits(self) -> AttachmentLimits:
@@ -108,7 +124,47 @@ class ProviderConfig:
 
 def demo_provider(base_url: str = "") -> ProviderConfig:
     """The built-in offline provider; the demo server fills in base_url once it listens."""
-    return ProviderConfig(name=DEMO, api=Api.CHAT, base_url=base_url, model=DEMO)
+    return ProviderConfig(name=DEMO, api=Api.CHAT, base_url=base_url, model=DEMO, origin=BUILTIN)
+
+
+BUILTIN = "builtin"
+LOCAL = "local"
+CONFIG = "config"
+
+
+def catalogue_provider(entry: CatalogueEntry, environ: Mapping[str, str]) -> ProviderConfig:
+    """A catalogue entry as a provider; its SDK's base URL variable honoured when set."""
+    base_url = entry.base_url
+    from_env = environ.get(entry.base_url_env, "").strip() if entry.base_url_env else ""
+    if from_env:
+        base_url = anthropic_base(from_env) if entry.api is Api.MESSAGES else from_env.rstrip("/")
+        problem = base_url_problem(base_url)
+        if problem is not None:  # the URL is never quoted: some put a key in it
+            raise ConfigError(f"${entry.base_url_env} (for provider {entry.name!r}): {problem}")
+    return ProviderConfig(
+        name=entry.name,
+        api=entry.api,
+        base_url=base_url,
+        model=entry.model,
+        api_key_env=entry.key_env,
+        models=entry.models,
+        headers=dict(entry.headers),
+        params=dict(entry.params),
+        max_tokens=entry.max_tokens or DEFAULT_MAX_TOKENS,
+        include_usage=entry.include_usage,
+        stream_end=entry.stream_end,
+        origin=LOCAL if entry.local else BUILTIN,
+    )
+
+
+def key_is_set(provider: ProviderConfig, environ: Mapping[str, str]) -> bool | None:
+    """Whether the provider's key is there (its variable, or `api_key` in the file); None when
+    it needs none (the demo, a local server, a provider with neither)."""
+    if provider.api_key_env and environ.get(provider.api_key_env, "").strip():
+        return True
+    if provider.api_key:
+        return True
+    return False if provider.api_key_env else None
 
 
 EMPTY_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
@@ -159,6 +215,9 @@ class SystemPreset:
 class Config:
     path: Path | None  # the file read, None when there was none
     default: str = DEMO
+    # False when the file names no `default`: then it was worked out (merge_catalogue), and the
+    # provider used last wins over it.
+    default_named: bool = True
     providers: dict[str, ProviderConfig] = field(default_factory=lambda: {DEMO: demo_provider()})
     warnings: tuple[str, ...] = ()
     system: str | None = None  # default system prompt
@@ -203,16 +262,41 @@ class Config:
 def load_config(explicit: Path | None = None, environ: Mapping[str, str] | None = None) -> Config:
     """Read and validate the config chosen by `--config`, `$TRIPTYCH_CONFIG` or the default dir.
     A missing file at the default location means demo only; anywhere else it is an error."""
+    env = os.environ if environ is None else environ
     location = locate_config(explicit, environ)
-    path = location.path
+    config = _read_config(location.path, location.explicit, location.chosen_by, env)
+    return merge_catalogue(config, env, location.path)
+
+
+def merge_catalogue(config: Config, environ: Mapping[str, str], config_file: Path) -> Config:
+    """The config over the built-in catalogue: a name the file defines is the file's (its
+    table already filled from the catalogue where it was silent); every other entry is added,
+    those whose key is set first. Local servers are added only when a probe finds them. With no
+    `default` in the file, the first catalogue provider whose key is set is the default."""
+    found: dict[str, ProviderConfig] = {}
+    missing: dict[str, ProviderConfig] = {}
+    for entry in CATALOGUE:
+        if entry.name in config.providers or entry.local:
+            continue
+        provider = replace(catalogue_provider(entry, environ), config_file=config_file)
+        (found if key_is_set(provider, environ) else missing)[entry.name] = provider
+    providers = {
+        name: replace(provider, config_file=config_file)
+        for name, provider in config.providers.items()
+    }
+    default = config.default
+    if not config.default_named and found:
+        default = next(iter(found))
+    return replace(config, providers={**providers, **found, **missing}, default=default)
+
+
+def _read_config(path: Path, explicit: bool, chosen_by: str, environ: Mapping[str, str]) -> Config:
     try:
         raw = _read_bounded(path)
     except FileNotFoundError:
-        if location.explicit:
-            raise ConfigError(
-                f"{path}: config file not found (given by {location.chosen_by})"
-            ) from None
-        return Config(path=None)
+        if explicit:
+            raise ConfigError(f"{path}: config file not found (given by {chosen_by})") from None
+        return Config(path=None, default_named=False)
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read config file: {exc.strerror or exc}") from None
     try:
@@ -225,7 +309,7 @@ def load_config(explicit: Path | None = None, environ: Mapping[str, str] | None 
         raise ConfigError(_syntax_message(path, str(exc))) from None
     except RecursionError:  # tomllib recurses once per level of nested arrays or tables
         raise ConfigError(f"{path}: invalid TOML: arrays or tables nested too deeply") from None
-    return _Validator(path, text).config(document)
+    return _Validator(path, text, environ).config(document)
 
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str:
@@ -354,10 +438,15 @@ def _is_number(value: object) -> bool:
 
 
 # The keys a user may write are the dataclass fields, less the ones the loader fills in.
-_TOP_KEYS = {f.name for f in fields(Config)} - {"path", "warnings"}
+_TOP_KEYS = {f.name for f in fields(Config)} - {"path", "warnings", "default_named"}
 _UI_KEYS = {f.name for f in fields(UiSettings)}
 _PRESET_KEYS = {f.name for f in fields(SystemPreset)} - {"name"}
-_PROVIDER_KEYS = {f.name for f in fields(ProviderConfig)} - {"name", "source"}
+_PROVIDER_KEYS = {f.name for f in fields(ProviderConfig)} - {
+    "name",
+    "source",
+    "origin",
+    "config_file",
+}
 _TOOL_KEYS = {"description", "parameters"}
 _MCP_KEYS = {f.name for f in fields(McpServerConfig)} - {"name"}
 _TOOL_NAME = re.compile(r"^[A-Za-z0-9_-]{1,64}$")  # what every provider accepts as a name
@@ -388,8 +477,9 @@ def _sendable_problem(value: str) -> str | None:
 class _Validator:
     """Walks the parsed document, collecting every error and warning with file:line: key."""
 
-    def __init__(self, path: Path, text: str) -> None:
+    def __init__(self, path: Path, text: str, environ: Mapping[str, str]) -> None:
         self.path = path
+        self.environ = environ  # a catalogue entry's base URL variable (OPENAI_BASE_URL)
         self.lines = KeyLines(text)
         self.errors: list[tuple[int, str]] = []  # (line, message), reported in file order
         self.warnings: list[tuple[int, str]] = []
@@ -468,10 +558,11 @@ class _Validator:
             provider = self.provider(name, body)
             if provider is not None:
                 providers[name] = provider
-        default = self.text(document, ("default",)) or DEMO
-        if default != DEMO and default not in defined:
+        named = self.text(document, ("default",))
+        default = named or DEMO
+        if default != DEMO and default not in defined and default not in BY_NAME:
             names = [DEMO, *(n for n in defined if n != DEMO)]
-            hint = did_you_mean(default, names)
+            hint = did_you_mean(default, [*names, *BY_NAME])
             self.error(
                 ("default",),
                 f"no provider named {default!r}; configured: {', '.join(names)}{hint}",
@@ -514,6 +605,7 @@ class _Validator:
         return Config(
             path=self.path,
             default=default,
+            default_named=named is not None,
             providers=providers,
             warnings=tuple(message for _, message in sorted(self.warnings)),
             system=system,
@@ -678,6 +770,8 @@ class _Validator:
         return presets
 
     def provider(self, name: str, body: object) -> ProviderConfig | None:
+        """A `[providers.NAME]` table. For a catalogue name the built-in entry fills in every
+        field the table leaves out (so `model = "…"` alone changes just the model)."""
         keys: Keys = ("providers", name)
         if name == DEMO:
             self.error(
@@ -689,13 +783,37 @@ class _Validator:
         if not isinstance(body, dict):
             self.error(keys, f"must be a table ([providers.{name}]), not {_kind(body)}")
             return None
+        entry = BY_NAME.get(name)
+        base = None if entry is None else self.catalogue_base(entry, keys)
         errors_before = len(self.errors)
         self.unknown_keys(body, _PROVIDER_KEYS, keys)
-        api = self.api(body, keys)
-        base_url = self.base_url(body, keys)
-        model = self.text(body, (*keys, "model"), required="every provider needs a model")
+        api = base.api if base is not None and "api" not in body else self.api(body, keys)
+        base_url = (
+            base.base_url
+            if base is not None and "base_url" not in body
+            else self.base_url(body, keys)
+        )
+        model = (
+            base.model
+            if base is not None and "model" not in body
+            else self.text(body, (*keys, "model"), required="every provider needs a model")
+        )
         secrets = self.secrets(body, keys)
         extras = self.extras(body, keys)
+        if base is not None:  # what the table does not say, the catalogue does
+            if "api_key_env" not in body and "api_key" not in body:
+                secrets["api_key_env"] = base.api_key_env
+            for field_name, value in (
+                ("headers", base.headers),
+                ("params", base.params),
+                ("models", base.models),
+                ("max_tokens", base.max_tokens),
+                ("include_usage", base.include_usage),
+                ("stream_end", base.stream_end),
+            ):
+                if field_name not in body:
+                    target = secrets if field_name == "headers" else extras
+                    target[field_name] = value
         if api is not None:
             extras["attachments"] = self.attachment_limits(body, keys, api)
         if len(self.errors) > errors_before or api is None or base_url is None or model is None:
@@ -709,6 +827,13 @@ class _Validator:
             **secrets,
             **extras,
         )
+
+    def catalogue_base(self, entry: CatalogueEntry, keys: Keys) -> ProviderConfig:
+        try:
+            return catalogue_provider(entry, self.environ)
+        except ConfigError as exc:
+            self.error((*keys, "base_url"), str(exc))
+            return catalogue_provider(entry, {})
 
     def api(self, body: Mapping[str, Any], keys: Keys) -> Api | None:
         valid = ", ".join(API_NAMES)
@@ -835,11 +960,30 @@ class _Validator:
             price: self.number(body, (*keys, price), positive=False)
             for price in ("price_in", "price_out", "price_cached")
         }
+        context_window = body.get("context_window")
+        if context_window is not None and (
+            not isinstance(context_window, int)
+            or isinstance(context_window, bool)
+            or context_window <= 0
+        ):
+            shown = (
+                f"{context_window}" if isinstance(context_window, int) else _kind(context_window)
+            )
+            self.error((*keys, "context_window"), f"must be a positive integer, not {shown}")
+            context_window = None
+        stream_end = body.get("stream_end", TERMINAL_EVENT)
+        if stream_end not in STREAM_ENDS:
+            shown = repr(stream_end) if isinstance(stream_end, str) else _kind(stream_end)
+            valid = " or ".join(f'"{end}"' for end in STREAM_ENDS)
+            self.error((*keys, "stream_end"), f"must be {valid}, not {shown}")
+            stream_end = TERMINAL_EVENT
         return {
             "models": tuple(models),
             "params": self.table(body, (*keys, "params")),
             "max_tokens": max_tokens,
             "include_usage": include_usage,
             "max_concurrency": max_concurrency,
+            "stream_end": stream_end,
+            "context_window": context_window,
             **prices,
         }

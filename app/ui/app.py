@@ -26,6 +26,7 @@ from textual.theme import Theme
 
 from app.demo.names import is_demo
 from app.display.sanitize import clean_line
+from app.settings.api_keys import found_key_variables
 from app.settings.config import Config, ProviderConfig
 from app.settings.paths import config_path, state_path, user_themes_dir
 from app.settings.state import State, load_state, save_state
@@ -51,6 +52,7 @@ if TYPE_CHECKING:  # loaded when first used: the first frame needs neither (issu
     from app.headless.replay_plan import ReplayPlan
     from app.ui.flows import inspecting
     from app.ui.lag_probe import LagProbe
+    from app.ui.screens.api_key import SetKeyRequested
     from app.ui.screens.batch import BatchScreen
     from app.ui.screens.batch_answers import BatchAnswers
     from app.ui.screens.compare import CompareScreen
@@ -99,8 +101,10 @@ class TriptychApp(ChatHost):
         replay: ReplayPlan | None = None,
         blind: bool = False,
         batch: BatchJob | None = None,
+        local_probe: Callable[[], list[ProviderConfig]] | None = None,
     ) -> None:
         """`history_file` None runs without history (tests); run_tui passes history_path().
+        `local_probe` finds the local servers after the first frame (None: their real ports).
         `compare`: start side by side with these providers (NAME or NAME:MODEL); `blind`:
         hiding who is who until the vote."""
         super().__init__()
@@ -124,6 +128,7 @@ class TriptychApp(ChatHost):
         self.batch = batch  # `triptych batch … --ui`: run under its table once the app is up
         self.batch_status: int | None = None  # how that run ended: the app's exit status
         self.start = start_choice(config, provider, model, self.state)
+        self.local_probe = local_probe if local_probe is not None else _probe_local_servers
         self.tools = ToolSession(config)
         self._last_used = self.start.last_used  # shown in the header until the user switches
         self.pane = ChatPane(
@@ -136,6 +141,7 @@ class TriptychApp(ChatHost):
             reading_width=config.ui.reading_width,
             history=PaneHistory(self.history.record(system=config.system)),
             tools=self.tools,
+            key_missing=self._maker.key_missing,
             id="pane",
         )
         self.reasoning_open = config.ui.reasoning_open
@@ -204,7 +210,8 @@ class TriptychApp(ChatHost):
         config when there is none."""
         provider = self.pane.provider
         create = config_path() if self.config.path is None else None
-        return WelcomeFacts(provider.name, self.pane.model, is_demo(provider.name), create)
+        keys = found_key_variables(self.config, os.environ)
+        return WelcomeFacts(provider.name, self.pane.model, is_demo(provider.name), create, keys)
 
     def on_mount(self) -> None:
         self._styled = True  # Textual has applied the stylesheet: a change of theme re-styles
@@ -253,6 +260,17 @@ class TriptychApp(ChatHost):
         gc.freeze()
         gc.enable()
         self.run_worker(self._open_history(), group="history", exit_on_error=False)
+        if self.replay is None:  # a replay's providers are its recording's
+            self.run_worker(self._find_local_servers(), group="local", exit_on_error=False)
+
+    async def _find_local_servers(self) -> None:
+        """Local servers (Ollama, LM Studio, …) join the provider list once found: probed on a
+        thread after the first frame, so neither the first screen nor a prompt waits for it."""
+        found = await asyncio.to_thread(self.local_probe)
+        if found:
+            from app.providers.local import with_local
+
+            self.config = with_local(self.config, found, config_path())
 
     async def _open_history(self) -> None:
         """Opened on a thread: opening may wait up to the store's busy timeout (10 s) for
@@ -328,6 +346,14 @@ class TriptychApp(ChatHost):
 
     async def use_provider(self, provider: ProviderConfig, model: str) -> None:
         await self.pane.use(provider, model)
+        missing = self.pane.key_missing()
+        if missing is not None:  # at once, not when a prompt fails
+            self.notify(
+                f"{missing} (or Ctrl+P: Set a key until you quit…)",
+                severity="warning",
+                timeout=8,
+                markup=False,
+            )
         self._last_used = False
         self._show_title()
         await self.chat_screen.show_welcome()
@@ -373,6 +399,26 @@ class TriptychApp(ChatHost):
         self, message: ChatScreen.SwitchProviderRequested
     ) -> None:
         choosing.pick_provider(self)
+
+    def on_set_key_requested(self, message: SetKeyRequested) -> None:
+        """The palette's "Set a key until you quit…": a masked field; the key is kept in
+        memory for this run (as if its variable were set) and scrubbed like every key."""
+        from app.ui.screens.api_key import ApiKeyScreen
+
+        provider = self.pane.provider
+        variable = provider.api_key_env
+        if not variable:
+            self.notify(f"{provider.name} takes no key from a variable.", markup=False)
+            return
+
+        def given(key: str | None) -> None:
+            if not key:
+                return
+            self._maker.session_keys.set(variable, key)
+            self.run_worker(self.pane.reconnect(), group="switch", exit_on_error=False)
+            self.notify(f"Key set for ${variable} until you quit.", markup=False)
+
+        self.push_screen(ApiKeyScreen(provider.name, variable), given)
 
     def on_chat_screen_switch_model_requested(
         self, message: ChatScreen.SwitchModelRequested
@@ -506,7 +552,7 @@ class TriptychApp(ChatHost):
     def _fatal_error(self) -> None:
         """Textual's crash exit, with a report that has no locals and no secrets in it."""
         self.bell()
-        self._exit_renderables.append(crash_report(self.config))
+        self._exit_renderables.append(crash_report(self.config, self._maker.session_keys.values()))
         self._close_messages_no_wait()
 
     def on_unmount(self) -> None:
@@ -517,6 +563,12 @@ class TriptychApp(ChatHost):
         if self._probe is not None:
             self._probe.write()
             self._probe = None
+
+
+def _probe_local_servers() -> list[ProviderConfig]:
+    from app.providers.local import probe_now  # httpx: after the first frame, on a thread
+
+    return probe_now()
 
 
 def run_tui(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sys
 import traceback
+from collections.abc import Iterable
 
 from rich.text import Text
 
@@ -17,11 +18,12 @@ from app.settings.config import Config
 from app.settings.redaction import scrub
 
 
-def crash_report(config: Config) -> Text:
-    """The exception being handled, as plain text (never markup), fit to print."""
+def crash_report(config: Config, given: Iterable[str] = ()) -> Text:
+    """The exception being handled, as plain text (never markup), fit to print. `given`: keys
+    given in the app, scrubbed like the config's."""
     kind, error, trace = sys.exc_info()
     lines = traceback.format_exception(kind, error, trace) if error is not None else []
-    body = scrub("".join(lines), config_secrets(config))
+    body = scrub("".join(lines), (*config_secrets(config), *given))
     return Text.assemble(("Triptych crashed; please report this:\n", "bold red"), body)
 
 

@@ -4,7 +4,9 @@ The rules come from the kenari, Antara and Kimi documents and the wild-stream ca
 reference: reasoning under `reasoning_content` and/or `reasoning` (one source per stream, never
 both), tool-call fragments merged by `index` (id, type and name once, arguments appended), usage on
 the finish chunk, inside `choices[0]` (Kimi) or in a final chunk with empty `choices`, an error
-chunk at the top level or inside a choice, and `[DONE]` as the only completion marker. Citations
+chunk at the top level or inside a choice, and `[DONE]` as the completion marker (a provider set to
+`stream_end = "finish_reason"` may end cleanly after every choice's finish_reason instead; the
+client decides that, from `all_finished`). Citations
 come as kenari's `delta.sources`, OpenAI/OpenRouter `delta.annotations` (url_citation) or
 Perplexity's top-level `citations`; all become sources.
 """
@@ -49,6 +51,13 @@ class ChatDecoder:
         self._slot_ids: dict[int, str] = {}  # our slot → its id, to split index-0 reuse
         self._open: list[int] = []
         self._next_slot = 0
+        self._finished: dict[int, bool] = {}  # each choice seen → whether its finish_reason came
+
+    @property
+    def all_finished(self) -> bool:
+        """Every choice the stream carried has had its finish_reason (what a server that never
+        sends [DONE] ends on; see `stream_end`)."""
+        return bool(self._finished) and all(self._finished.values())
 
     def decode(self, frame: Frame, out: list[Event]) -> bool:
         data = frame.data
@@ -71,7 +80,14 @@ class ChatDecoder:
         choices = chunk.get("choices")
         if choices and type(choices) is list:
             for choice in choices:
-                if type(choice) is not dict or choice.get("index", 0) != 0:
+                if type(choice) is not dict:
+                    continue
+                index = choice.get("index", 0)
+                if choice.get("finish_reason"):
+                    self._finished[index] = True
+                else:
+                    self._finished.setdefault(index, False)
+                if index != 0:
                     continue  # the app shows choice 0 only
                 if not usage:
                     usage = choice.get("usage")  # Kimi puts it inside the choice
@@ -218,6 +234,8 @@ def _usage(usage: dict[str, Any]) -> Usage:
     cached = as_dict(usage.get("prompt_tokens_details")).get("cached_tokens")
     if cached is None:
         cached = usage.get("prompt_cache_hit_tokens")  # DeepSeek
+    if cached is None:
+        cached = usage.get("cached_tokens")  # Moonshot (Kimi): at the top of usage
     return Usage(
         int_or_none(usage.get("prompt_tokens")),
         int_or_none(usage.get("completion_tokens")),

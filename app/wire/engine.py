@@ -48,6 +48,12 @@ class StreamEngine:
         self._suspect = False  # a frame of this read may decode to surrogates
         self.tap: Tap | None = None
 
+    @property
+    def choices_finished(self) -> bool:
+        """A Chat stream's every choice has had its finish_reason (False for other formats)."""
+        decoder = self._decoder
+        return isinstance(decoder, ChatDecoder) and decoder.all_finished
+
     def feed(self, chunk: bytes) -> list[Event]:
         """Events completed by this piece of the body; nothing once `done`."""
         if self.done:

@@ -6,8 +6,9 @@ from deltas; a `.done` event, a finished item or the final `response.output` onl
 no delta carried; each message item's text is its own paragraph (a `commentary` preamble, then
 the final answer). `response.completed` (any status) and `response.incomplete` end the stream;
 `response.failed` and `error` fail it. Items the provider runs itself (`web_search_call`,
-`mcp_call`, `code_interpreter_call`, …) are not the client's tool calls: each becomes one
-`ServerToolUse`, as Messages' `server_tool_use` and `mcp_tool_use` blocks do.
+`mcp_call`, `code_interpreter_call`, `custom_tool_call`, …) are not the client's tool calls: each
+becomes one `ServerToolUse`, as Messages' `server_tool_use` and `mcp_tool_use` blocks do (their
+input deltas are not decoded).
 """
 
 from __future__ import annotations
@@ -40,10 +41,14 @@ from app.wire.events import (
 )
 from app.wire.sse import Frame
 
-_TOOL_ITEMS = frozenset({"function_call", "custom_tool_call"})
+_TOOL_ITEMS = frozenset({"function_call"})
 # Run on the provider's side; computer, shell and apply_patch calls are the client's to run.
+# A `custom_tool_call` is too: Triptych offers function tools only, and xAI sends its own search
+# tools (x_keyword_search, …) as custom calls it runs itself; answering one would be a second
+# request saying there is no such tool.
 _SERVER_TOOL_ITEMS = frozenset(
     {
+        "custom_tool_call",
         "web_search_call",
         "file_search_call",
         "code_interpreter_call",
@@ -54,12 +59,8 @@ _SERVER_TOOL_ITEMS = frozenset(
 )
 _TEXT_DELTAS = frozenset({"response.output_text.delta", "response.refusal.delta"})
 _TEXT_DONE = frozenset({"response.output_text.done", "response.refusal.done"})
-_ARGS_DELTAS = frozenset(
-    {"response.function_call_arguments.delta", "response.custom_tool_call_input.delta"}
-)
-_ARGS_DONE = frozenset(
-    {"response.function_call_arguments.done", "response.custom_tool_call_input.done"}
-)
+_ARGS_DELTAS = frozenset({"response.function_call_arguments.delta"})
+_ARGS_DONE = frozenset({"response.function_call_arguments.done"})
 _NO_SLOT = 1_000_000  # events that name neither an output_index nor a known item
 
 

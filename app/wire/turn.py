@@ -80,6 +80,9 @@ class Turn:
     finish_detail: str = ""
     error: StreamError | None = None
     terminal_seen: bool = False
+    # No terminal event, but the provider ends its streams at finish_reason (`stream_end`) and
+    # this one ended cleanly after every choice's: complete all the same.
+    ended_at_finish: bool = False
     keepalives: int = 0
     interruption: str = ""  # why a stream ended early, when the transport said
     notices: list[str] = field(default_factory=list)  # what the client did on its own, once
@@ -135,7 +138,7 @@ class Turn:
             self.status = TurnStatus.STOPPED
         elif self.error is not None:
             self.status = TurnStatus.FAILED
-        elif self.terminal_seen:
+        elif self.terminal_seen or self.ended_at_finish:
             self.status = TurnStatus.COMPLETE
         else:
             self.status = TurnStatus.INTERRUPTED

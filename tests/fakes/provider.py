@@ -43,9 +43,9 @@ _HEAD = {Api.CHAT: 1, Api.MESSAGES: 2, Api.RESPONSES: 1}  # frames before the fi
 class FakeProvider:
     """A loopback provider. `url` is a base URL; `requests` lists what arrived, in order."""
 
-    def __init__(self) -> None:
+    def __init__(self, port: int = 0) -> None:
         self.replies: deque[Reply | Callable[[SeenRequest], Reply]] = deque()
-        self._server = LoopbackServer(self._route)
+        self._server = LoopbackServer(self._route, port)
 
     @property
     def url(self) -> str:

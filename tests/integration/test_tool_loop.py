@@ -280,7 +280,6 @@ def test_results_given_twice_are_used_in_order(
 @pytest.mark.parametrize(
     ("tool", "said"),
     [
-        (ToolUse("get_wether", ('{"city": "Paris"}',), id="call_1"), "there is no tool named"),
         (ToolUse("get_weather", ('{"city": "Par',), id="call_1"), "not valid JSON"),
         (
             ToolUse("get_weather", ('{"town": 3}',), id="call_1"),
@@ -311,6 +310,22 @@ def test_a_call_that_cannot_run_is_answered_with_the_reason_and_the_model_goes_o
     assert sent[2]["content"][0]["is_error"] is True
     assert said in sent[2]["content"][0]["content"]
     assert document["text"].endswith("It is 21 °C.")
+
+
+def test_a_call_of_a_tool_not_offered_is_the_providers_own_and_never_answered(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, fake_provider: FakeProvider
+) -> None:
+    # A name the request did not offer is a tool the provider runs itself (xAI's searches):
+    # listed under server_tools, and no second request says there is no such tool.
+    tool = ToolUse("get_wether", ('{"city": "Paris"}',), id="call_1")
+    fake_provider.push(fake.stream(Api.MESSAGES, tool_answer(tool)))
+    config = config_file(tmp_path, Api.MESSAGES, fake_provider.url)
+    code, out, _ = ask(capsys, config, "--json", "--tool-result", f"get_weather={RESULT}")
+    assert code == 0
+    document = json.loads(out)
+    assert document["tool_calls"] == []
+    assert [t["name"] for t in document["server_tools"]] == ["get_wether"]
+    assert len(fake_provider.requests) == 1
 
 
 def test_a_schema_the_provider_rejects_is_a_clear_failure(

@@ -24,6 +24,9 @@ def fake_config(fake: FakeProvider, api: Api = Api.CHAT, **ui: Any) -> Config:
 
 
 def make_app(config: Config, tmp_path: Path, **kwargs: Any) -> TriptychApp:
+    """The app on `config` alone: no local server found on this machine joins it (unless the
+    test gives its own `local_probe`)."""
+    kwargs.setdefault("local_probe", list)
     return TriptychApp(
         config, state_file=tmp_path / "state.toml", themes_dir=tmp_path / "themes", **kwargs
     )

@@ -20,6 +20,7 @@ from tests.ui.helpers import SIZE, fake_config, make_app, wait_until
 CHAT = [
     "Switch provider…",
     "Switch model…",
+    "Set a key until you quit…",
     "New chat",
     "Compare with…",
     "Toggle reasoning panes",

@@ -5,6 +5,7 @@ config wins and the app says so, once; a remembered choice that wins is marked "
 from __future__ import annotations
 
 import tomllib
+from dataclasses import replace
 from pathlib import Path
 
 from app.settings.config import Config, ProviderConfig
@@ -186,3 +187,16 @@ async def test_a_start_that_changes_nothing_does_not_write_the_state_again(
     await start(make_app(config(default="b"), tmp_path))  # the config changed: remembered
     assert state_of(tmp_path)["provider"] == "b"
     assert path.stat().st_ino != first.st_ino
+
+
+async def test_with_no_default_in_the_file_the_last_used_wins_over_a_key_found_since(
+    tmp_path: Path,
+) -> None:
+    # The file names no default: "c" was worked out (the first provider whose key is set, say
+    # one exported since the last session). The provider used last still wins, without notice.
+    remembered(tmp_path, B2_UNDER_A)
+    worked_out = replace(config(default="c"), default_named=False)
+    provider, model, header, notes = await start(make_app(worked_out, tmp_path))
+    assert (provider, model) == ("b", "b-2")
+    assert header == "b · b-2 (last used)"
+    assert not any("config" in note for note in notes)

@@ -4,13 +4,14 @@ the first prompt is sent and comes back with a new chat."""
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from app.demo.server import with_demo_providers
-from app.settings.config import Config
+from app.settings.config import Config, load_config
 from app.settings.paths import config_path
 from app.ui.widgets.welcome import Welcome
 from app.wire.engine import Api
@@ -51,6 +52,29 @@ async def test_the_demo_welcome_names_words_keys_and_the_config_to_create(
         sentence = f"Create {path} — start from `triptych config --example`"
         assert sentence in app.pane.transcript.query_one(Welcome).plain
         assert "".join(sentence.split()) in "".join(shown.split())  # on screen, however wrapped
+
+
+async def test_it_says_which_keys_it_found_and_starts_on_the_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("GROQ_API_KEY", "gsk-SECRET-2-longer")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-SECRET-1")
+    app = make_app(with_demo_providers(load_config(None, os.environ)), tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        text = app.pane.transcript.query_one(Welcome).plain
+        assert "Chatting with anthropic · claude-sonnet-4-5" in text
+        assert "Keys found: ANTHROPIC_API_KEY, GROQ_API_KEY." in text  # in catalogue order
+        assert "SECRET" not in screen_text(app)
+
+
+async def test_on_the_demo_with_no_key_it_says_one_is_all_it_takes(tmp_path: Path) -> None:
+    app = make_app(with_demo_providers(load_config(None, os.environ)), tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        text = app.pane.transcript.query_one(Welcome).plain
+        assert "offline demo" in text
+        assert "No API key found. Export one (OPENAI_API_KEY, ANTHROPIC_API_KEY" in text
 
 
 async def test_with_a_real_provider_it_names_it_and_no_demo_words(

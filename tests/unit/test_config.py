@@ -106,7 +106,8 @@ stream_options = { include_usage = true }
         0.15,
     )
     assert kimi.source == path
-    assert list(config.providers) == [DEMO, "kimi"]
+    assert list(config.providers)[:2] == [DEMO, "kimi"]
+    assert [n for n, p in config.providers.items() if p.origin == "config"] == ["kimi"]
 
 
 def test_defaults_when_optional_keys_are_absent(tmp_path: Path) -> None:
@@ -350,14 +351,15 @@ def test_explicit_missing_file_is_an_error_naming_it(tmp_path: Path) -> None:
         load_config(None, environ={"TRIPTYCH_CONFIG": str(missing)})
 
 
-def test_missing_file_at_default_location_means_demo_only(
+def test_missing_file_at_default_location_means_the_demo_and_the_catalogue(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "empty"))
     config = load_config(None, environ={})
     assert config.path is None
-    assert list(config.providers) == [DEMO]
-    assert config.default == DEMO
+    assert next(iter(config.providers)) == DEMO
+    assert {p.origin for n, p in config.providers.items() if n != DEMO} == {"builtin"}
+    assert config.default == DEMO  # no key set: the demo
 
 
 def test_non_utf8_and_directory_are_errors_naming_the_file(tmp_path: Path) -> None:
@@ -417,8 +419,9 @@ def test_unknown_keys_are_warnings_with_file_line_and_key(tmp_path: Path) -> Non
         "tool_timeout, tools, ui)",
         f"{path}:3: ui.font: unknown key, ignored (known: reading_width, reasoning_open, theme)",
         f"{path}:9: providers.kenari.temperature: unknown key, ignored (known: api, api_key, "
-        "api_key_env, attachments, base_url, headers, include_usage, max_concurrency, "
-        "max_tokens, model, models, params, price_cached, price_in, price_out)",
+        "api_key_env, attachments, base_url, context_window, headers, include_usage, "
+        "max_concurrency, max_tokens, model, models, params, price_cached, price_in, "
+        "price_out, stream_end)",
     )
     assert "kenari" in config.providers
 
@@ -498,7 +501,7 @@ def test_provider_list_shows_status_never_the_key(tmp_path: Path) -> None:
     listing = format_providers(config, {"KENARI_API_KEY": SECRET})
     assert SECRET not in listing
     lines = listing.splitlines()
-    assert lines[0].split() == ["provider", "api", "model", "key", "base", "url"]
+    assert lines[0].split() == ["provider", "api", "model", "key", "from", "base", "url"]
     assert lines[1].split()[:3] == ["demo", "chat", "demo"]
     assert lines[2].split()[:5] == ["*", "kenari", "chat", "step-3-7-flash:free", "set"]
     assert "https://x.io/v1" in lines[3]
@@ -517,36 +520,14 @@ def test_provider_list_shows_status_never_the_key(tmp_path: Path) -> None:
 
 # ── the example file ───────────────────────────────────────────────────────────────────────
 
-PRESETS = {
-    "kenari": (Api.CHAT, "https://kenari.id/v1"),
-    "kenari-messages": (Api.MESSAGES, "https://kenari.id/v1"),
-    "kenari-responses": (Api.RESPONSES, "https://kenari.id/v1"),
-    "antara": (Api.CHAT, "https://api.antarah.dev/v1"),
-    "antara-messages": (Api.MESSAGES, "https://api.antarah.dev/v1"),
-    "antara-responses": (Api.RESPONSES, "https://api.antarah.dev/v1"),
-    "kimi": (Api.CHAT, "https://api.moonshot.ai/v1"),
-    "openai": (Api.CHAT, "https://api.openai.com/v1"),
-    "openai-responses": (Api.RESPONSES, "https://api.openai.com/v1"),
-    "anthropic": (Api.MESSAGES, "https://api.anthropic.com/v1"),
-    "openrouter": (Api.CHAT, "https://openrouter.ai/api/v1"),
-    "ollama": (Api.CHAT, "http://localhost:11434/v1"),
-    "vllm": (Api.CHAT, "http://localhost:8000/v1"),
-    "lmstudio": (Api.CHAT, "http://localhost:1234/v1"),
-}
 
-
-def test_example_file_loads_cleanly_with_every_preset() -> None:
+def test_example_file_loads_cleanly_and_defines_nothing_the_catalogue_has() -> None:
     example = ROOT / "config.example.toml"
     config = load_config(example, environ={})
     assert config.warnings == ()
     assert config.default == DEMO  # works with no keys at all
-    assert {n: (p.api, p.base_url) for n, p in config.providers.items() if n != DEMO} == PRESETS
-    assert config.providers["antara"].params == {"stream_options": {"include_usage": True}}
-    kimi = config.providers["kimi"]
-    assert (kimi.model, kimi.api_key_env) == ("kimi-k3", "MOONSHOT_API_KEY")
-    assert kimi.params["reasoning_effort"] in ("low", "high", "max")
-    assert kimi.params["stream_options"] == {"include_usage": True}
-    assert config.providers["kenari"].model == "step-3-7-flash:free"
+    assert [n for n, p in config.providers.items() if p.origin == "config"] == []
+    assert set(config.prompts) == {"terse", "reviewer"}
     assert all(p.api_key is None for p in config.providers.values())
 
 

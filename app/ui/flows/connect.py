@@ -11,7 +11,12 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from app.demo.names import is_demo
-from app.settings.api_keys import require_api_key
+from app.settings.api_keys import (
+    MissingApiKey,
+    SessionKeys,
+    key_missing_line,
+    session_or_environment_key,
+)
 from app.settings.config import Config, ProviderConfig
 from app.settings.state import State
 
@@ -35,15 +40,21 @@ def start_choice(
     config: Config, provider: str | None, model: str | None, state: State
 ) -> StartChoice:
     """`--provider`/`--model`, else the choice remembered last time (if its provider is still
-    configured), else the config's. What the config said when the choice was remembered is
-    compared with what it says now: a changed `default` or provider `model` wins over the
-    remembered choice (as it does for `triptych ask`)."""
+    configured), else the config's (its `default`, else the first provider whose key is set).
+    What the config said when the choice was remembered is compared with what it says now: a
+    changed `default` or provider `model` wins over the remembered choice (as it does for
+    `triptych ask`)."""
     remembered = config.providers.get(state.provider) if state.provider else None
     old_file = remembered is not None and state.config_default is None  # before it was kept
     changed = False
     if provider is not None:
         chosen = config.provider(provider)
-    elif remembered is not None and not old_file and state.config_default != config.default:
+    elif (
+        remembered is not None
+        and not old_file
+        and config.default_named  # else the default was only worked out: last used wins
+        and state.config_default != config.default
+    ):
         chosen = config.provider(None)
         changed = chosen.name != remembered.name
     else:
@@ -76,6 +87,7 @@ class ClientMaker:
     def __init__(self, config: Config) -> None:
         self.config = config
         self._demo: DemoServer | None = None
+        self.session_keys = SessionKeys()  # "Set a key until you quit…": memory only
 
     def resolve(self, provider: ProviderConfig) -> ProviderConfig:
         """The demo's base URL is only known once its server listens."""
@@ -94,11 +106,20 @@ class ClientMaker:
         resolved = self.resolve(provider)
         return ProviderClient(
             resolved,
-            require_api_key(resolved),
+            session_or_environment_key(resolved, self.session_keys),
             idle_timeout=self.config.idle_timeout,
             connect_timeout=self.config.connect_timeout,
             keep_stream=self.config.keep_stream_bytes,
         )
+
+    def key_missing(self, provider: ProviderConfig) -> str | None:
+        """`key missing: set $X` when the provider's key is nowhere (its variable, the file,
+        one given in the app), said before anything is sent or stored; else None."""
+        try:
+            session_or_environment_key(provider, self.session_keys)
+        except MissingApiKey:
+            return key_missing_line(provider)
+        return None
 
     async def aclose(self) -> None:
         self.close_demo()

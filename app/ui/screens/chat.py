@@ -66,6 +66,7 @@ class ChatCommands(ScreenCommands):
 
     def commands(self) -> Sequence[Choice]:
         # The dialogs these open load with the palette, not with the first frame (issue 12).
+        from app.ui.screens.api_key import SetKeyRequested
         from app.ui.screens.parameters import params_summary
         from app.ui.screens.system_prompt import SystemPromptRequested
 
@@ -87,6 +88,11 @@ class ChatCommands(ScreenCommands):
                 f"now: {pane.provider.name}",
             ),
             Choice("Switch model…", ask(ChatScreen.SwitchModelRequested), f"now: {pane.model}"),
+            Choice(
+                "Set a key until you quit…",
+                ask(SetKeyRequested),
+                pane.key_missing() or f"for {pane.provider.name}: kept in memory, never written",
+            ),
             Choice("New chat", chat.new_chat_later, "clear the conversation"),
             Choice(
                 "Compare with…",
@@ -481,6 +487,12 @@ class ChatScreen(BranchKeys, ToolKeys, Screen[None]):
             self.branches.clicked(event.widget)  # a click on a message selects it
 
     async def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
+        missing = self.pane.key_missing()
+        if missing is not None:  # said before anything is sent or stored; the draft stays
+            self.prompt.load_text(message.text)
+            self.prompt.move_cursor(self.prompt.document.end)
+            self.notify(missing, severity="error", markup=False)
+            return
         await self.hide_welcome()
         if self.branches.edit is not None:
             await self.branches.send_edit(message.text)  # a new branch beside the prompt edited

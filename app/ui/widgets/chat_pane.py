@@ -12,6 +12,7 @@ has caught up). The writes themselves run on the history's writer thread.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,7 +26,15 @@ from textual.widget import Widget
 from textual.widgets import Button
 from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
-from app.display.status_line import STATE, StatusInput, answer_label, status_segments
+from app.display.status_line import (
+    DIM,
+    STATE,
+    WARN,
+    Segment,
+    StatusInput,
+    answer_label,
+    status_segments,
+)
 from app.display.turn_watch import TurnWatch, settled_watch
 from app.providers.params import RequestParams
 from app.providers.params import fitted_for as fit_params
@@ -51,6 +60,7 @@ from app.wire.conversation import Conversation
 from app.wire.turn_status import TurnStatus
 
 if TYPE_CHECKING:
+    from app.providers.prices import Figures
     from app.store.records import StoredConversation, StoredMessage
     from app.wire.turn import Turn
 if TYPE_CHECKING:  # the tool loop is loaded when tools are first used
@@ -112,10 +122,13 @@ class ChatPane(Vertical):
         reading_width: int = 0,
         history: PaneHistory | None = None,
         tools: ToolsSource | None = None,
+        key_missing: Callable[[ProviderConfig], str | None] | None = None,
         id: str | None = None,
     ) -> None:
-        """`tools`: the app's tools; when some are on, a prompt runs the tool loop."""
+        """`tools`: the app's tools; when some are on, a prompt runs the tool loop.
+        `key_missing`: what to say when a provider's key is nowhere (None: it is there)."""
         super().__init__(id=id)
+        self._key_missing = key_missing
         self.tools = tools
         self.rounds: PaneRounds | None = None  # while the tool loop runs
         self.history = history if history is not None else PaneHistory.off()
@@ -142,6 +155,10 @@ class ChatPane(Vertical):
         self._status_at = float("-inf")
         # Whose figures the status bar shows: after a switch, not the last answer's.
         self._figures_of: tuple[str, str] | None = None
+        # The last answer's context use and cost (found on a thread once it settled) and the
+        # conversation's running total of costs.
+        self._priced: tuple[Turn, Figures] | None = None
+        self._spent = 0.0
 
     @property
     def clock(self) -> RenderClock:
@@ -177,6 +194,17 @@ class ChatPane(Vertical):
     @property
     def turn(self) -> Turn | None:
         return None if self.current is None else self.current.turn
+
+    def key_missing(self) -> str | None:
+        """`key missing: set $X` for the current provider, else None."""
+        return None if self._key_missing is None else self._key_missing(self.provider)
+
+    async def reconnect(self) -> None:
+        """The next turn makes a new client (a key was given); a running one keeps its own."""
+        if self._client is not None and not self.streaming:
+            await self._client.aclose()
+            self._client = None
+        self.update_status(self._clock.now())
 
     def client(self) -> TurnStreamer:
         """The provider's client, made on first use (so nothing connects until asked)."""
@@ -273,6 +301,21 @@ class ChatPane(Vertical):
             record.finish(turn, timing)  # saved as the stream ends, however far drawing is
             self._end_rounds()
             self._clock.tick_now()  # the last frame now, not on the next tick
+            if turn.usage is not None:
+                self.run_worker(self._price(turn, self.provider, self.model), exit_on_error=False)
+
+    async def _price(self, turn: Turn, provider: ProviderConfig, model: str) -> None:
+        """The answer's share of the model's context and its cost, from the config or the
+        [prices] extra's catalogue, looked up on a thread (the catalogue takes a while to
+        load) once the answer is in; nothing is shown for a model no one knows."""
+        found = await asyncio.to_thread(_figures, provider, model, turn)
+        if found.cost is None and found.context_window is None:
+            return
+        if found.cost is not None:
+            self._spent += found.cost
+        self._priced = (turn, found)
+        if self.is_attached:
+            self.update_status(self._clock.now())
 
     def _end_rounds(self) -> None:
         rounds, self.rounds = self.rounds, None
@@ -397,6 +440,12 @@ class ChatPane(Vertical):
         segments = status_segments(info)
         if self.running_tools and len(segments) > 2:  # not "complete": the loop waits
             segments[2] = (TOOL_CALL, STATE)
+        priced = self._priced
+        if view is not None and priced is not None and priced[0] is view.turn:
+            segments.extend(_figure_segments(view.turn, priced[1], self._spent))
+        missing = self.key_missing() if view is None and len(segments) > 2 else None
+        if missing is not None:  # not "ready": Enter would refuse
+            segments[2] = (missing, WARN)
         self.status_bar.show(segments)
 
     async def new_chat(self) -> None:
@@ -405,6 +454,7 @@ class ChatPane(Vertical):
         self.history = self.history.fresh()
         self.params = None  # a new conversation starts from the provider's params
         self.current = None
+        self._priced, self._spent = None, 0.0
         await self.transcript.remove_children()
         self.transcript.follow()
         self.update_status(self._clock.now())
@@ -467,6 +517,7 @@ class ChatPane(Vertical):
         carry on from it."""
         await self.settle()
         self.history = history
+        self._priced, self._spent = None, 0.0
         self.conversation = continued_conversation(stored, history.pane)
         saved = RequestParams.saved(stored.params)  # a comparison's: what this format takes
         fitted = (
@@ -566,6 +617,38 @@ class ChatPane(Vertical):
         if self._client is not None:
             await self._client.aclose()
             self._client = None
+
+
+def _figures(provider: ProviderConfig, model: str, turn: Turn) -> Figures:
+    from app.providers.prices import figures  # with the first priced answer, on its thread
+
+    return figures(provider, model, turn.usage)
+
+
+def _figure_segments(turn: Turn, found: Figures, spent: float) -> list[Segment]:
+    """`ctx 34% of 200k` (the request's input and the answer's output against the model's
+    window) and `$0.0123 · Σ $0.41` (this answer, the conversation so far)."""
+    from app.compare.stats import format_cost
+
+    parts: list[Segment] = []
+    usage = turn.usage
+    window = found.context_window
+    if usage is not None and window and usage.input_tokens is not None:
+        used = usage.input_tokens + (usage.output_tokens or 0)
+        if usage.input_excludes_cached:
+            used += (usage.cached_tokens or 0) + (usage.cache_write_tokens or 0)
+        parts.append((f"ctx {round(100 * used / window)}% of {_tokens(window)}", DIM))
+    if found.cost is not None:
+        parts.append((format_cost(found.cost), DIM))
+        parts.append((f"Σ {format_cost(spent)}", DIM))
+    return parts
+
+
+def _tokens(count: int) -> str:
+    """200k, 1M, 1.05M: a window's size as people say it."""
+    if count >= 1_000_000:
+        return f"{count / 1_000_000:.3g}M"
+    return f"{count / 1000:.3g}k" if count >= 1000 else str(count)
 
 
 __all__ = ["TOOL_CALL", "ChatPane", "Connect", "TurnStreamer"]

@@ -53,6 +53,8 @@ def response_text(exchange: CapturedExchange) -> str:
         headers = " · ".join(f"{visible(n)}: {visible(v)}" for n, v in exchange.headers.items())
         words = f"Response {exchange.status}" + (f" · {headers}" if headers else "")
     notes = []
+    if exchange.status is not None and exchange.detail:
+        notes.append(f"Ended: {visible(exchange.detail)}")  # e.g. no [DONE] after finish_reason
     if exchange.cut:
         notes.append(
             f"kept {size_text(exchange.kept_bytes)} of {size_text(exchange.total_bytes)}"

@@ -1,7 +1,8 @@
 """The card an empty chat shows, so the first screen says what this is and what to press.
 
 On the offline demo it lists the words the demo answers to and, when there is no config file
-yet, the exact file to create. With a real provider it names the provider and model. Only the
+yet, the exact file to create. With a real provider it names the provider and model. Either way
+it says which API key variables it found (an exported key is all a provider needs). Only the
 few keys that matter are here; F1 lists them all (the key sheet, built from the bindings).
 """
 
@@ -38,6 +39,7 @@ class WelcomeFacts:
     model: str
     demo: bool
     create: Path | None = None  # the config file to create; None when one was read
+    keys: tuple[str, ...] = ()  # the key variables found set (names, never values)
 
 
 def welcome_content(facts: WelcomeFacts) -> Content:
@@ -58,6 +60,10 @@ def welcome_content(facts: WelcomeFacts) -> Content:
                 ". Ctrl+P switches provider or model.",
             )
         )
+    if facts.demo:
+        lines.append(Content(""))
+    if facts.keys or facts.demo:
+        lines.append(_keys_line(facts.keys, facts.demo))
     lines.append(Content(""))
     keys: list[str | Content | tuple[str, str]] = []
     for index, (key, what) in enumerate(KEYS):
@@ -69,6 +75,21 @@ def welcome_content(facts: WelcomeFacts) -> Content:
         lines.append(Content(""))
         lines.append(Content(create_config_hint(facts.create)))  # as `providers` says it
     return Content("\n").join(lines)
+
+
+def _keys_line(found: tuple[str, ...], demo: bool) -> Content:
+    """Which key variables were found: each makes its providers usable with no config."""
+    if not found:
+        return Content.assemble(
+            ("No API key found. ", "$text-muted"),
+            "Export one (OPENAI_API_KEY, ANTHROPIC_API_KEY, …) and start again.",
+        )
+    names: list[str | tuple[str, str]] = ["Keys found: "]
+    for index, name in enumerate(found):
+        names += [", "] if index else []
+        names.append((name, "bold"))
+    names.append(" — Ctrl+P switches provider." if demo else ".")
+    return Content.assemble(*names)
 
 
 class Welcome(Static):
