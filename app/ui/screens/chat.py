@@ -37,6 +37,7 @@ from app.ui.screens.branching import (
     BranchKeys,
     ChatBranches,
 )
+from app.ui.screens.finding import CLOSE_FIND, FIND_BINDINGS, FindKeys, code_block_choices
 from app.ui.widgets.attachment_chips import AttachmentChips
 from app.ui.widgets.chat_pane import ChatPane
 from app.ui.widgets.pane_streams import KeptStreams, StreamReader
@@ -119,6 +120,7 @@ class ChatCommands(ScreenCommands):
                 )
             ),
             Choice("Copy last answer", chat.copy_answer, "raw Markdown"),
+            Choice("Find in the conversation", chat.later("find"), "ctrl+f · every message"),
             Choice("Change theme…", app.search_themes, f"now: {app.theme}"),
             Choice("History…", partial(app.run_action, "app.show_history"), HISTORY_HELP),
             Choice("Leaderboard", ask(ChatScreen.LeaderboardRequested), "ratings from blind votes"),
@@ -141,10 +143,7 @@ class ChatCommands(ScreenCommands):
             choices.append(
                 Choice("Edit the last prompt", chat.later("edit_last_prompt"), help_text)
             )
-        from app.display.code_blocks import code_blocks  # when the palette opens (issue 12)
-
-        for number, block in enumerate(code_blocks(chat.last_answer()), 1):
-            choices.append(Choice(block.label(number), partial(chat.copy, block.code), "raw code"))
+        choices.extend(code_block_choices(app, pane))  # every answer's, the newest first
         return choices
 
     def _chat_screen(self) -> ChatScreen | None:
@@ -162,12 +161,14 @@ EDIT_TITLE = "editing the last prompt · Enter resends it · Esc cancels"
 NEW_CHAT_EDIT_TITLE = "the edited prompt · Enter sends it in this new chat · Esc cancels"
 
 
-class ChatScreen(BranchKeys, Screen[None]):
+class ChatScreen(FindKeys, BranchKeys, Screen[None]):
     KEY_GROUP: ClassVar[str] = "Chat"
     COMMANDS: ClassVar[set[Any]] = {ChatCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
+        CLOSE_FIND,  # with the find bar open, Esc closes it (not the stream)
         LEAVE_SELECTION,  # with a message selected (branches), Esc goes back to the prompt
         *BRANCH_BINDINGS,  # first in the footer while a message is selected
+        *FIND_BINDINGS,  # ctrl+f; with a message selected, c, y and /
         Binding("escape", "stop_stream", "stop", priority=True, tooltip="what arrived stays"),
         Binding(
             "escape", "cancel_edit", "cancel edit", priority=True, tooltip="of the last prompt"
@@ -291,6 +292,9 @@ class ChatScreen(BranchKeys, Screen[None]):
         branch = self.branch_action_applies(action)
         if branch is not None:
             return branch
+        finding = self.find_action_applies(action)
+        if finding is not None:
+            return finding
         if action == "stop_stream":
             turn = self.pane.turn
             return (turn is not None and not turn.done) or self.pane.running_tools
@@ -305,6 +309,9 @@ class ChatScreen(BranchKeys, Screen[None]):
         if action == "edit_last_prompt":  # while an answer streams, the key says why not
             return self.pane.last_prompt() is not None
         return True
+
+    def find_pane(self) -> ChatPane:
+        return self.pane
 
     def action_stop_stream(self) -> None:
         self.pane.stop()
