@@ -133,6 +133,8 @@ def line_spans(lines: Sequence[str], pattern: re.Pattern[str]) -> dict[int, list
                 )
             y += 1
             start = line_end + 1
+            while start < end and text[start].isspace():  # a wrapped line's indent is no match
+                start += 1
     return spans
 
 
