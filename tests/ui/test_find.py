@@ -1,5 +1,6 @@
 """The find bar (Ctrl+F, `/` on a selected message): every match in every prompt and answer,
-those in answers far above the view whose segments are asleep included; n / N (Enter /
+those in answers far above the view whose segments are asleep included, and those in the start
+of a long reopened conversation, not drawn yet; n / N (Enter /
 Shift+Enter) jump and scroll to each, with a count (`3 of 17`); Esc closes it and gives the
 prompt the focus back. Over the fake provider: in a chat, while an answer streams, and in a
 comparison's pane."""
@@ -14,6 +15,7 @@ from textual.widgets import Input
 
 from app.demo.frames import Answer, frames
 from app.demo.samples import pieces
+from app.store import Store
 from app.ui.app import TriptychApp
 from app.ui.widgets.answer import SegmentPlaceholder
 from app.ui.widgets.assistant_turn import AssistantTurn
@@ -23,6 +25,8 @@ from app.ui.widgets.markdown_view import StreamedMarkdown
 from app.ui.widgets.prompt import PromptInput
 from app.ui.widgets.user_message import UserMessage
 from app.wire.engine import Api
+from app.wire.events import END_OF_STREAM, TextDelta
+from app.wire.turn import Turn
 from tests.fakes import provider as fake
 from tests.fakes.provider import FakeProvider
 from tests.ui.compare_helpers import all_drawn, compare_screen, config_for
@@ -57,7 +61,10 @@ def current_row(pane: ChatPane, bar: FindBar) -> int | None:
     hit = bar.found.hit
     if hit is None:
         return None
-    widget = bar._messages[hit.message]
+    number = hit.message - len(bar._earlier)
+    if not 0 <= number < len(bar._messages):
+        return None  # not drawn yet
+    widget = bar._messages[number]
     if isinstance(widget, UserMessage):
         return widget.region.y + 0 if widget.region else None
     assert isinstance(widget, AssistantTurn)
@@ -146,9 +153,11 @@ async def test_n_and_shift_n_step_through_every_match_with_a_count(
         assert str(bar.count.content) == "no matches"
 
 
-def paced(text: str, delay: float) -> fake.Reply:
+def halted(text: str, pause: float) -> fake.Reply:
+    """The first half of the answer at once, then `pause` seconds, then the rest."""
     sent = frames(Api.CHAT, Answer(text=pieces(text)))
-    return fake.scripted([(0.0, sent[0])] + [(delay, frame) for frame in sent[1:]])
+    half = len(sent) // 2
+    return fake.scripted([(0.0, b"".join(sent[:half])), (pause, b"".join(sent[half:]))])
 
 
 async def test_matches_are_counted_as_an_answer_streams_and_esc_leaves_it_streaming(
@@ -157,15 +166,14 @@ async def test_matches_are_counted_as_an_answer_streams_and_esc_leaves_it_stream
     app = make_app(fake_config(fake_provider), tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         await ask(pilot, fake_provider, "before", long_answer(3, "mango", at=(1,)))
-        fake_provider.push(paced(long_answer(40, "mango", at=tuple(range(0, 40, 4))), 0.01))
-        await send(pilot, "stream on")
-        await wait_until(pilot, lambda: app.pane.streaming and app.pane.turn is not None)
         await pilot.press("ctrl+f", *"mango")
         bar = bar_of(app)
-        await wait_until(pilot, lambda: bar.found.hits, what="a first count")
-        first = len(bar.found.hits)
-        await wait_until(pilot, lambda: len(bar.found.hits) > first + 2, 20, "more matches")
+        await wait_until(pilot, partial(counted, bar, "1 of 1"))
+        fake_provider.push(halted(long_answer(12, "mango", at=tuple(range(0, 12, 2))), 3.0))
+        await send(pilot, "stream on")  # the bar stays open
+        await wait_until(pilot, lambda: len(bar.found.hits) > 2, what="the first half counted")
         assert app.pane.streaming
+        assert bar.found.hit == bar.found.hits[0]  # the current match stays current
         await pilot.press("escape")  # closes the bar; the answer goes on
         await pilot.pause()
         assert not bar.is_open
@@ -174,7 +182,7 @@ async def test_matches_are_counted_as_an_answer_streams_and_esc_leaves_it_stream
         assert not turn.done
         await wait_drawn(pilot, 30)
         await pilot.press("ctrl+f")  # the query is kept, and counted anew
-        await wait_until(pilot, lambda: len(bar.found.hits) == 1 + 10)
+        await wait_until(pilot, lambda: len(bar.found.hits) == 1 + 6)
 
 
 async def test_slash_on_a_selected_message_opens_the_bar(
@@ -220,3 +228,37 @@ async def test_find_in_a_comparison_searches_the_selected_pane(
         await wait_until(pilot, lambda: in_view(pane, bar), what="the match in pane 2")
         assert str(bar.count.content) == "1 of 1"
         assert bar.pane is pane
+
+
+def long_history(path: Path) -> None:
+    """A conversation too long to draw whole when reopened: the word is in its first answer."""
+    store = Store.open(path, clock=lambda: 1_700_000_000.0)
+    conv = store.create_conversation()
+    for number in range(6):
+        store.add_user_message(conv, f"question {number}")
+        turn_id = store.start_turn(conv, provider="fake", model="m-1", api="chat")
+        turn = Turn()
+        text = long_answer(12, "persimmon", at=(5,) if number == 0 else ())
+        turn.apply_all([TextDelta(text), END_OF_STREAM])
+        turn.end()
+        store.save_turn(turn_id, turn, ttft_ms=300, duration_ms=900, final=True)
+    store.close()
+
+
+async def test_a_match_in_the_undrawn_start_of_a_reopened_conversation_is_drawn_and_shown(
+    fake_provider: FakeProvider, tmp_path: Path
+) -> None:
+    db = tmp_path / "history.sqlite3"
+    long_history(db)
+    app = make_app(fake_config(fake_provider), tmp_path, history_file=db, continue_last=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.pane.earlier, what="a conversation drawn in part")
+        assert not any(
+            "persimmon" in turn.answer.source for turn in app.screen.query(AssistantTurn)
+        )
+        await pilot.press("ctrl+f", *"persimmon")
+        bar = bar_of(app)
+        await wait_until(pilot, lambda: in_view(app.pane, bar), what="the match drawn and shown")
+        assert str(bar.count.content) == "1 of 1"
+        first = app.pane.transcript.query(UserMessage).first()
+        assert first.text == "question 0"  # drawn down to the start

@@ -487,11 +487,25 @@ class ChatPane(Vertical):
         self.params = None if params is None or params.is_empty else params
         self.history.record.set_params({} if self.params is None else self.params.as_dict())
 
+    @property
+    def earlier(self) -> list[StoredMessage]:
+        """The start of a long reopened conversation, not drawn yet (above its button)."""
+        return self._earlier
+
     async def on_button_pressed(self, event: Button.Pressed) -> None:
         button = event.button
         if not isinstance(button, EarlierMessages):
             return
         event.stop()
+        await self.draw_earlier(button)
+
+    async def draw_earlier(self, button: EarlierMessages | None = None) -> None:
+        """Draw the part of a long reopened conversation just above what is drawn (as its
+        button does; the find bar does it to show a match there)."""
+        if button is None:
+            button = next(iter(self.transcript.query_children(EarlierMessages)), None)
+            if button is None or not self._earlier:
+                return
         start = window_start(self._earlier)
         batch, self._earlier = self._earlier[start:], self._earlier[:start]
         shown = message_widgets(self.transcript)

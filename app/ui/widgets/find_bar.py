@@ -29,9 +29,11 @@ from textual.widget import Widget
 from textual.widgets import Input, Static
 
 from app.display.find import Found, Hit, find_hits, find_pattern
+from app.display.sanitize import clean
+from app.store.records import StoredMessage
 from app.ui.widgets.answer import SegmentPlaceholder
 from app.ui.widgets.assistant_turn import AssistantTurn
-from app.ui.widgets.branch_marker import message_widgets
+from app.ui.widgets.branch_marker import message_widgets, shown_messages
 from app.ui.widgets.chat_pane import ChatPane
 from app.ui.widgets.markdown_view import StreamedMarkdown
 from app.ui.widgets.user_message import UserMessage
@@ -49,6 +51,12 @@ def parts_of(widget: Widget) -> list[str]:
     if isinstance(widget, AssistantTurn):
         return widget.answer.sources
     return []
+
+
+def stored_parts(message: StoredMessage) -> list[str]:
+    """A message of a long reopened conversation that is not drawn yet: its stored text, as
+    it will be drawn (an answer then in segments, and searched again)."""
+    return [clean(message.text)]
 
 
 def show_found(widget: Widget, pattern: re.Pattern[str] | None, current: Hit | None) -> None:
@@ -99,7 +107,8 @@ class FindBar(Horizontal, can_focus=True):
         self.count = Static("", id="find-count", markup=False)
         self.pattern: re.Pattern[str] | None = None
         self.found = Found()
-        self._messages: list[Widget] = []
+        self._earlier: list[StoredMessage] = []  # not drawn yet (a long reopened chat's start)
+        self._messages: list[Widget] = []  # drawn, in order; a hit's `message` counts both
         self._marked: set[int] = set()  # id() of the messages given the marks
         self._searched = -1  # the text searched, in characters (counted again when it changes)
         self._timer: Timer | None = None
@@ -158,7 +167,7 @@ class FindBar(Horizontal, can_focus=True):
         self._unmark()
         self.pane = self._pane_of()
         self.pattern = find_pattern(query)
-        self._messages = message_widgets(self.pane.transcript)
+        self._collect()
         hits = [] if self.pattern is None else self._find()
         self.found = Found(hits)
         if self.pattern is None:
@@ -170,9 +179,16 @@ class FindBar(Horizontal, can_focus=True):
         if hit is not None:
             self.jump(hit)
 
+    def _collect(self) -> None:
+        """The messages searched: those not drawn yet, then those drawn."""
+        assert self.pane is not None
+        self._earlier = shown_messages(self.pane.earlier, self.pane.history.pane)
+        self._messages = message_widgets(self.pane.transcript)
+
     def _find(self) -> list[Hit]:
         assert self.pattern is not None
-        parts = [parts_of(widget) for widget in self._messages]
+        parts = [stored_parts(message) for message in self._earlier]
+        parts += [parts_of(widget) for widget in self._messages]
         self._searched = sum(len(text) for texts in parts for text in texts)
         return find_hits(parts, self.pattern)
 
@@ -183,7 +199,7 @@ class FindBar(Horizontal, can_focus=True):
         top = self.pane.transcript.region.y
         for number, widget in enumerate(self._messages):
             if widget.region and widget.region.bottom > top:
-                return number
+                return len(self._earlier) + number
         return 0
 
     def recount(self) -> None:
@@ -197,9 +213,11 @@ class FindBar(Horizontal, can_focus=True):
             return
         messages = message_widgets(self.pane.transcript)
         size = sum(len(text) for widget in messages for text in parts_of(widget))
+        size += sum(len(text) for message in self._earlier for text in stored_parts(message))
         if messages == self._messages and size == self._searched:
             return
-        if any(widget not in messages for widget in self._messages):  # a branch redrawn
+        gone = any(widget not in messages for widget in self._messages)  # a branch redrawn
+        if gone or len(self.pane.earlier) != len(self._earlier):
             self.search(self.query_input.value)
             return
         self._messages = messages
@@ -209,9 +227,10 @@ class FindBar(Horizontal, can_focus=True):
         self._show_count()
 
     def _mark_all(self, again: bool = True) -> None:
-        """Highlight the matches in every message (with `again`, those marked already too)."""
+        """Highlight the matches in every message drawn (with `again`, those marked already
+        too)."""
         hit = self.found.hit
-        for number, widget in enumerate(self._messages):
+        for number, widget in enumerate(self._messages, len(self._earlier)):
             if again or id(widget) not in self._marked:
                 current = hit if hit is not None and hit.message == number else None
                 show_found(widget, self.pattern, current)
@@ -232,10 +251,11 @@ class FindBar(Horizontal, can_focus=True):
         self._show_count()
         if hit is None:
             return
-        for widget in {before.message if before else -1, hit.message}:
-            if 0 <= widget < len(self._messages):
-                message = self._messages[widget]
-                show_found(message, self.pattern, hit if widget == hit.message else None)
+        earlier = len(self._earlier)
+        for number in {before.message if before else -1, hit.message}:
+            if earlier <= number < earlier + len(self._messages):
+                message = self._messages[number - earlier]
+                show_found(message, self.pattern, hit if number == hit.message else None)
         self.jump(hit)
 
     def action_edit_query(self) -> None:
@@ -259,14 +279,44 @@ class FindBar(Horizontal, can_focus=True):
     def jump(self, hit: Hit) -> None:
         self.run_worker(self._jump(hit), group="find-jump", exclusive=True, exit_on_error=False)
 
+    async def _draw_earlier(self, pane: ChatPane, hit: Hit) -> Hit | None:
+        """A match in the start of a long reopened conversation, not drawn yet: draw down to
+        it (as its button does), then find again; the same match (by its number) is the
+        current one."""
+        current = self.found.current
+        while len(self._earlier) > hit.message:
+            before = len(pane.earlier)
+            await pane.draw_earlier()
+            self._earlier = shown_messages(pane.earlier, pane.history.pane)
+            if len(pane.earlier) == before:
+                return None  # nothing more could be drawn
+        await after_refresh(pane.transcript)  # laid out: regions to scroll by
+        self._unmark()
+        self._collect()
+        self.found = Found(self._find())
+        if not self.found.hits or current is None:
+            return None
+        self.found.current = min(current, len(self.found.hits) - 1)
+        self._mark_all()
+        self._show_count()
+        return self.found.hit
+
     async def _jump(self, hit: Hit) -> None:
         """Scroll to the match: to its segment first (woken on the way if it was asleep), then,
         once that is drawn, to its own row if that is not in view yet."""
         pane = self.pane
-        if pane is None or hit.message >= len(self._messages):
+        if pane is None:
+            return
+        if hit.message < len(self._earlier):
+            drawn = await self._draw_earlier(pane, hit)
+            if drawn is None:
+                return
+            hit = drawn
+        number = hit.message - len(self._earlier)
+        if not 0 <= number < len(self._messages):
             return
         transcript = pane.transcript
-        widget = self._messages[hit.message]
+        widget = self._messages[number]
         transcript.hold()  # the reader looks back: a streaming answer no longer pulls down
         if transcript.is_anchored:
             transcript.release_anchor()
