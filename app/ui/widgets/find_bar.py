@@ -19,7 +19,7 @@ import re
 from collections.abc import Callable
 from typing import ClassVar
 
-from textual import events
+from textual import events, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
@@ -86,7 +86,7 @@ class FindBar(Horizontal, can_focus=True):
         &:focus { background: $primary-muted; }
         #find-label { width: auto; color: $text-muted; padding: 0 1 0 0; }
         #find-query { width: 1fr; }
-        #find-count { width: auto; min-width: 12; padding: 0 1; text-style: bold; }
+        #find-count { width: 17; padding: 0 1; text-style: bold; }
         #find-keys { width: auto; color: $text-muted; }
     }
     """
@@ -112,6 +112,7 @@ class FindBar(Horizontal, can_focus=True):
         self._marked: set[int] = set()  # id() of the messages given the marks
         self._searched = -1  # the text searched, in characters (counted again when it changes)
         self._timer: Timer | None = None
+        self._drawing = False  # a jump is drawing the start of a long reopened conversation
 
     def compose(self) -> ComposeResult:
         yield Static("Find", id="find-label")
@@ -171,9 +172,9 @@ class FindBar(Horizontal, can_focus=True):
         hits = [] if self.pattern is None else self._find()
         self.found = Found(hits)
         if self.pattern is None:
-            self.count.update("")
+            self.count.update("", layout=False)
             return
-        hit = self.found.from_(Hit(self._first_in_view(), 0, 0, 0))
+        hit = self.found.from_(self._view_top())
         self._mark_all()
         self._show_count()
         if hit is not None:
@@ -192,21 +193,35 @@ class FindBar(Horizontal, can_focus=True):
         self._searched = sum(len(text) for texts in parts for text in texts)
         return find_hits(parts, self.pattern)
 
-    def _first_in_view(self) -> int:
-        """The first message whose end is below the top of the view."""
+    def _view_top(self) -> Hit:
+        """Where the view starts, as a place in the text: the first message, and in an
+        answer the first segment, that ends below the top of the view."""
         if self.pane is None:
-            return 0
+            return Hit(0, 0, 0, 0)
         top = self.pane.transcript.region.y
-        for number, widget in enumerate(self._messages):
-            if widget.region and widget.region.bottom > top:
-                return len(self._earlier) + number
-        return 0
+        for number, widget in enumerate(self._messages, len(self._earlier)):
+            region = widget.region
+            if not region or region.bottom <= top:
+                continue
+            if isinstance(widget, AssistantTurn):
+                for index, segment in enumerate(widget.answer.segments):
+                    if not segment.region:
+                        continue
+                    if isinstance(segment, SegmentPlaceholder):
+                        bottom = segment.region.y + segment.row_of(index)
+                        bottom += segment.height_of(index)
+                    else:
+                        bottom = segment.region.bottom
+                    if bottom > top:
+                        return Hit(number, index, 0, 0)
+            return Hit(number, 0, 0, 0)
+        return Hit(0, 0, 0, 0)
 
     def recount(self) -> None:
         """Count again if the conversation's text changed (an answer streamed on, a new prompt
         was sent); the current match stays current. Linear in the text; nothing is drawn
         again but the messages that are new."""
-        if self.pattern is None or self.pane is None or not self.is_open:
+        if self.pattern is None or self.pane is None or not self.is_open or self._drawing:
             return
         if self._pane_of() is not self.pane:  # another pane of a comparison was selected
             self.search(self.query_input.value)
@@ -237,7 +252,8 @@ class FindBar(Horizontal, can_focus=True):
                 self._marked.add(id(widget))
 
     def _show_count(self) -> None:
-        self.count.update(Content(self.found.label()))
+        # A fixed width: a new count repaints the bar alone, without a layout of the screen.
+        self.count.update(Content(self.found.label()), layout=False)
 
     # -- jumping ------------------------------------------------------------------------------
 
@@ -276,21 +292,29 @@ class FindBar(Horizontal, can_focus=True):
     def focused_here(self) -> bool:
         return self.screen.focused is self
 
-    def jump(self, hit: Hit) -> None:
-        self.run_worker(self._jump(hit), group="find-jump", exclusive=True, exit_on_error=False)
+    @work(group="find-jump", exclusive=True, exit_on_error=False)
+    async def jump(self, hit: Hit) -> None:
+        """A worker, one at a time (the next key typed replaces a jump still going); its
+        coroutine is only made when it starts, so a jump replaced before then leaves none
+        that was never awaited."""
+        await self._jump(hit)
 
     async def _draw_earlier(self, pane: ChatPane, hit: Hit) -> Hit | None:
         """A match in the start of a long reopened conversation, not drawn yet: draw down to
         it (as its button does), then find again; the same match (by its number) is the
         current one."""
         current = self.found.current
-        while len(self._earlier) > hit.message:
-            before = len(pane.earlier)
-            await pane.draw_earlier()
-            self._earlier = shown_messages(pane.earlier, pane.history.pane)
-            if len(pane.earlier) == before:
-                return None  # nothing more could be drawn
-        await after_refresh(pane.transcript)  # laid out: regions to scroll by
+        self._drawing = True  # the count stays as it is meanwhile
+        try:
+            while len(self._earlier) > hit.message:
+                before = len(pane.earlier)
+                await pane.draw_earlier()
+                self._earlier = shown_messages(pane.earlier, pane.history.pane)
+                if len(pane.earlier) == before:
+                    return None  # nothing more could be drawn
+            await after_refresh(pane.transcript)  # laid out: regions to scroll by
+        finally:
+            self._drawing = False
         self._unmark()
         self._collect()
         self.found = Found(self._find())

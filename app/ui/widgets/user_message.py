@@ -34,6 +34,7 @@ class UserMessage(Static):
         self.text = text
         self.attachments = attachments
         self.shown = clean(text)  # what the find bar searches: the prompt as drawn
+        self._marked = False
 
     @staticmethod
     def _content(
@@ -46,13 +47,17 @@ class UserMessage(Static):
 
     def show_found(self, pattern: re.Pattern[str] | None, current: int | None = None) -> None:
         """Highlight the find bar's matches (None: no more), the `current`-th as current."""
+        if pattern is None and not self._marked:
+            return  # nothing to take off
+        self._marked = pattern is not None
         marks = None
         if pattern is not None:
             marks = Content(self.shown)
             for nth, match in enumerate(pattern.finditer(self.shown)):
                 style = CURRENT_STYLE if nth == current else FOUND_STYLE
                 marks = marks.stylize(style, *match.span())
-        self.update(self._content(self.shown, self.attachments, marks))
+        # The same text in other colours: the same size, so no layout of the whole screen.
+        self.update(self._content(self.shown, self.attachments, marks), layout=False)
 
 
 __all__ = ["UserMessage"]
