@@ -102,7 +102,9 @@ class FindBar(Horizontal, can_focus=True):
         super().__init__(id=id)
         self._pane_of = pane
         self.pane: ChatPane | None = None
-        self.query_input = Input(placeholder="find in the conversation", compact=True)
+        self.query_input = Input(
+            placeholder="find in the conversation", compact=True, select_on_focus=False
+        )
         self.query_input.id = "find-query"
         self.count = Static("", id="find-count", markup=False)
         self.pattern: re.Pattern[str] | None = None
@@ -113,6 +115,7 @@ class FindBar(Horizontal, can_focus=True):
         self._searched = -1  # the text searched, in characters (counted again when it changes)
         self._timer: Timer | None = None
         self._drawing = False  # a jump is drawing the start of a long reopened conversation
+        self._to_query = False  # a character typed on the bar went to the query (focus follows)
 
     def compose(self) -> ComposeResult:
         yield Static("Find", id="find-label")
@@ -279,14 +282,21 @@ class FindBar(Horizontal, can_focus=True):
 
     def on_key(self, event: events.Key) -> None:
         """On the bar (after Enter), a character other than the keys goes back into the
-        query: nothing typed is lost."""
-        if event.key in BAR_KEYS:
+        query: nothing typed is lost. The focus moves to the query after this key has been
+        handled, so the keys typed right after it still arrive here: they follow it into the
+        query, `n` and `N` too."""
+        if not (self.focused_here and event.is_printable and event.character):
+            return
+        if event.key in BAR_KEYS and not self._to_query:
             return  # its bindings'
-        if self.focused_here and event.is_printable and event.character:
-            event.stop()
-            event.prevent_default()
-            self.query_input.focus()
-            self.query_input.insert_text_at_cursor(event.character)
+        event.stop()
+        event.prevent_default()
+        self._to_query = True
+        self.query_input.focus()
+        self.query_input.insert_text_at_cursor(event.character)
+
+    def on_focus(self) -> None:
+        self._to_query = False  # Enter again: n and N are keys once more
 
     @property
     def focused_here(self) -> bool:
