@@ -19,10 +19,13 @@ class CodeBlock:
     language: str
     code: str
 
-    def label(self, number: int) -> str:
+    def label(self, number: int, answer: int | None = None) -> str:
+        """`Copy code block 2 (python, 4 lines)`; of an earlier answer than the last,
+        `Copy code block 2 of answer 3 (python, 4 lines)`, answers counted from the first."""
         lines = self.code.count("\n") + 1 if self.code else 0
         language = self.language or "text"
-        return f"Copy code block {number} ({language}, {lines} lines)"
+        of = "" if answer is None else f" of answer {answer}"
+        return f"Copy code block {number}{of} ({language}, {lines} lines)"
 
 
 def _dedent(line: str, indent: int) -> str:

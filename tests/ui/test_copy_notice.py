@@ -141,8 +141,8 @@ async def test_a_mouse_selection_in_an_answer_copies_its_text(
         x = rows[y].index("return")
         start = rows[y - 1].index("if")
         end = x + len("return") - 1  # the last cell dragged over is selected
-        expected = rows[y - 1][start:].rstrip() + "\n" + rows[y][: end + 1]
-        assert expected.endswith(":\n         return")  # the block's margin, then the code's
+        # The code as written: without the column of padding the block is drawn with.
+        expected = "if x:\n        return"
         # Drag from "if x:" to the end of "return", as a mouse does (offsets count the widget's
         # column of padding).
         await pilot.mouse_down(segment, offset=(start + 1, y - 1))
@@ -151,3 +151,27 @@ async def test_a_mouse_selection_in_an_answer_copies_its_text(
         assert app.screen.get_selected_text() == expected
         await pilot.press("ctrl+c")
         assert app.clipboard == expected
+
+
+WHOLE = "Some prose first.\n\n```python\nif x:\n    return 1\n\nprint(2)\n```\n\nAnd after."
+
+
+async def test_a_mouse_selection_over_a_whole_answer_copies_it_without_the_padding(
+    fake_provider: FakeProvider, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The code block's one-column margin and its blank rows above and below are drawing, not
+    text: they are left out, and the blank line inside the code is kept."""
+    monkeypatch.delenv("TMUX", raising=False)
+    fake_provider.push(fake.stream(Api.CHAT, Answer(text=(WHOLE,))))
+    app = make_app(fake_config(fake_provider), tmp_path)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await send(pilot, "code please")
+        await wait_drawn(pilot)
+        [segment] = app.pane.current.answer.segments if app.pane.current else []
+        rows = [strip.text for strip in segment.lines_at(segment.content_size.width)]
+        last = len(rows) - 1
+        await pilot.mouse_down(segment, offset=(1, 0))
+        await pilot.hover(segment, offset=(len(rows[last].rstrip()), last))
+        await pilot.mouse_up(segment, offset=(len(rows[last].rstrip()), last))
+        expected = "Some prose first.\n\nif x:\n    return 1\n\nprint(2)\n\nAnd after."
+        assert app.screen.get_selected_text() == expected

@@ -160,3 +160,38 @@ def test_copy_code_block_puts_the_fence_content_in_tmux(terminal: Terminal) -> N
     terminal.keys("Enter")
     terminal.wait_for("paste buffer")
     assert terminal.tmux("show-buffer") == fence
+
+
+def test_c_copies_an_earlier_answer_and_ctrl_f_finds_a_word_far_above(terminal: Terminal) -> None:
+    """In a real terminal: `c` on an earlier answer (selected with Alt+Up) puts its exact
+    Markdown source in tmux's buffer; Ctrl+F finds a word that is only in an answer far above
+    the view, scrolls to it and counts its matches; Esc closes the bar."""
+    terminal.tmux("set-option", "-g", "set-clipboard", "external")
+    hello = "".join(sample_for("hello").answer.text)
+    matches = hello.lower().count("fibonacci")
+    assert matches >= 1
+    terminal.wait_for("Ask anything", "demo · demo")
+    terminal.keys("hello", "Enter")
+    terminal.wait_for("Hello from Triptych", "· complete ·")
+    terminal.keys("long", "Enter")
+    terminal.wait_for("Part 9", timeout=60)
+    terminal.keys("Escape")
+    screen = terminal.wait_for("· stopped ·")
+    assert "fibonacci" not in screen  # far above the view
+
+    terminal.keys("C-f")
+    terminal.wait_for("enter/n next")
+    terminal.keys("fibonacci")
+    screen = terminal.wait_for(f"1 of {matches}", "def fibonacci")
+    assert "Part 9" not in screen  # scrolled up to it
+    terminal.keys("Escape")
+    deadline = time.monotonic() + 10
+    while "enter/n next" in terminal.screen():  # until the bar is closed
+        assert time.monotonic() < deadline, terminal.screen()
+        time.sleep(0.1)
+
+    terminal.keys("M-Up", "M-Up", "M-Up")  # the long answer, its prompt, the first answer
+    terminal.wait_for("c copy")
+    terminal.keys("c")
+    terminal.wait_for(f"Copied the answer ({len(hello)} characters)")
+    assert terminal.tmux("show-buffer") == hello

@@ -37,6 +37,7 @@ from app.ui.screens.branching import (
     BranchKeys,
     ChatBranches,
 )
+from app.ui.screens.finding import CLOSE_FIND, FIND_BINDINGS, FindKeys, code_block_choices
 from app.ui.screens.tool_keys import TOOL_BINDINGS, ToolKeys
 from app.ui.screens.typing import key_to_prompt
 from app.ui.widgets.attachment_chips import AttachmentChips
@@ -127,6 +128,7 @@ class ChatCommands(ScreenCommands):
                 )
             ),
             Choice("Copy last answer", chat.copy_answer, "raw Markdown"),
+            Choice("Find in the conversation", chat.later("find"), "ctrl+f · every message"),
             Choice("Change theme…", app.search_themes, f"now: {app.theme}"),
             Choice("History…", partial(app.run_action, "app.show_history"), HISTORY_HELP),
             Choice("Leaderboard", ask(ChatScreen.LeaderboardRequested), "ratings from blind votes"),
@@ -149,10 +151,7 @@ class ChatCommands(ScreenCommands):
             choices.append(
                 Choice("Edit the last prompt", chat.later("edit_last_prompt"), help_text)
             )
-        from app.display.code_blocks import code_blocks  # when the palette opens (issue 12)
-
-        for number, block in enumerate(code_blocks(chat.last_answer()), 1):
-            choices.append(Choice(block.label(number), partial(chat.copy, block.code), "raw code"))
+        choices.extend(code_block_choices(app, pane))  # every answer's, the newest first
         return choices
 
     def _chat_screen(self) -> ChatScreen | None:
@@ -170,13 +169,15 @@ EDIT_TITLE = "editing the last prompt · Enter resends it · Esc cancels"
 NEW_CHAT_EDIT_TITLE = "the edited prompt · Enter sends it in this new chat · Esc cancels"
 
 
-class ChatScreen(BranchKeys, ToolKeys, Screen[None]):
+class ChatScreen(FindKeys, BranchKeys, ToolKeys, Screen[None]):
     KEY_GROUP: ClassVar[str] = "Chat"
     COMMANDS: ClassVar[set[Any]] = {ChatCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
+        CLOSE_FIND,  # with the find bar open, Esc closes it (not the stream)
         LEAVE_SELECTION,  # with a message selected (branches), Esc goes back to the prompt
         *BRANCH_BINDINGS,  # first in the footer while a message is selected
         *TOOL_BINDINGS,  # first in the footer while a tool call waits for its approval
+        *FIND_BINDINGS,  # ctrl+f; with a message selected, c, y and /
         Binding("escape", "stop_stream", "stop", priority=True, tooltip="what arrived stays"),
         Binding(
             "escape", "cancel_edit", "cancel edit", priority=True, tooltip="of the last prompt"
@@ -304,6 +305,9 @@ class ChatScreen(BranchKeys, ToolKeys, Screen[None]):
         tool = self.tool_action_applies(action)
         if tool is not None:
             return tool
+        finding = self.find_action_applies(action)
+        if finding is not None:
+            return finding
         if action == "stop_stream":
             turn = self.pane.turn
             return (turn is not None and not turn.done) or self.pane.running_tools
@@ -332,6 +336,9 @@ class ChatScreen(BranchKeys, ToolKeys, Screen[None]):
 
     def _busy(self) -> str:
         return "A tool call waits" if self.pane.running_tools else "Still answering"
+
+    def find_pane(self) -> ChatPane:
+        return self.pane
 
     def action_stop_stream(self) -> None:
         self.pane.stop()

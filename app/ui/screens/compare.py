@@ -60,6 +60,7 @@ from app.ui.screens.branching import (
 from app.ui.screens.compare_branching import CompareBranchKeys
 from app.ui.screens.compare_shaping import CompareShaping, fit_pane
 from app.ui.screens.compare_wire import CompareWire
+from app.ui.screens.finding import CLOSE_FIND, FIND_BINDINGS, FindKeys, code_block_choices
 from app.ui.screens.tool_keys import TOOL_BINDINGS, ToolKeys
 from app.ui.screens.typing import key_to_prompt
 from app.ui.widgets.chat_pane import ChatPane
@@ -106,13 +107,15 @@ class CompareCommands(ScreenCommands):
         return screen.commands() if isinstance(screen, CompareScreen) else ()
 
 
-class CompareScreen(CompareShaping, CompareBranchKeys, ToolKeys, CompareWire):
+class CompareScreen(FindKeys, CompareShaping, CompareBranchKeys, ToolKeys, CompareWire):
     COMMANDS: ClassVar[set[Any]] = {CompareCommands}
     BINDINGS: ClassVar[list[BindingType]] = [
-        *VOTE_BINDINGS,  # first: "undo vote" shows in the footer while it applies
+        CLOSE_FIND,  # with the find bar open, Esc closes it (not the streams)
+        *VOTE_BINDINGS,  # "undo vote" shows in the footer while it applies
         *TOOL_BINDINGS,  # in the footer while a pane's tool call waits for its approval
         LEAVE_SELECTION,  # with a pane's message selected (branches), Esc goes back
         *BRANCH_BINDINGS,  # on the selected pane's messages (app/ui/screens/compare_branching.py)
+        *FIND_BINDINGS,  # ctrl+f in the selected pane; with a message selected, c, y and /
         Binding("escape", "stop_all", "stop all", priority=True),
         Binding("ctrl+s", "stop_selected", "stop pane"),
         Binding("alt+left", "select(-1)", "pane ←"),
@@ -384,6 +387,9 @@ class CompareScreen(CompareShaping, CompareBranchKeys, ToolKeys, CompareWire):
         tool = self.tool_action_applies(action)
         if tool is not None:
             return tool
+        finding = self.find_action_applies(action)
+        if finding is not None:
+            return finding
         if action == "stop_all":
             return any(
                 (p.turn is not None and not p.turn.done) or p.running_tools for p in self.panes
@@ -401,6 +407,9 @@ class CompareScreen(CompareShaping, CompareBranchKeys, ToolKeys, CompareWire):
         """Ctrl+O: the history names every provider, so not while the comparison is blind."""
         if not self._refuse_hidden():
             await self.app.run_action("show_history")
+
+    def find_pane(self) -> ChatPane:
+        return self.selected_pane
 
     def action_stop_all(self) -> None:
         for pane in self.panes:
@@ -688,9 +697,11 @@ class CompareScreen(CompareShaping, CompareBranchKeys, ToolKeys, CompareWire):
                 Choice("Toggle reasoning panes", self.action_toggle_reasoning, "ctrl+r"),
                 tools,  # the config's tools, the same for every pane: they name no one
                 Choice("Copy selected pane's answer", self._copy_answer, where),
+                self._find_choice(where),
                 Choice("Change theme…", self.app.search_themes, f"now: {self.app.theme}"),
                 *self.wire_commands(),
                 *self.shaping_commands(),
+                *code_block_choices(self.app, pane),
             ]
         choices = [
             Choice("Switch model…", self.pick_pane_model, f"pane {pane.number} now: {pane.model}"),
@@ -702,6 +713,7 @@ class CompareScreen(CompareShaping, CompareBranchKeys, ToolKeys, CompareWire):
             Choice("Toggle reasoning panes", self.action_toggle_reasoning, "ctrl+r"),
             tools,
             Choice("Copy selected pane's answer", self._copy_answer, where),
+            self._find_choice(where),
             Choice("Export comparison as Markdown", partial(self._export, "md"), "exports/"),
             Choice("Export comparison as JSON", partial(self._export, "json"), "exports/"),
             Choice("Change theme…", self.app.search_themes, f"now: {self.app.theme}"),
@@ -710,7 +722,12 @@ class CompareScreen(CompareShaping, CompareBranchKeys, ToolKeys, CompareWire):
         ]
         if not self.blind:
             choices.append(Choice("Blind comparison", self.start_blind, "from the next prompt"))
+        choices.extend(code_block_choices(self.app, pane))  # the selected pane's answers
         return choices
+
+    def _find_choice(self, where: str) -> Choice:
+        run = lambda: self.app.call_later(self.run_action, "find")  # noqa: E731
+        return Choice("Find in the conversation", run, f"ctrl+f · {where}")
 
     def pick_pane_provider(self) -> None:
         """Add a pane: which provider, then which of its models."""

@@ -12,6 +12,7 @@ the conversation: each frame's layout walks every widget of the answer (issue 12
 from __future__ import annotations
 
 import asyncio
+import re
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -27,6 +28,7 @@ from app.display.markdown_render import MarkdownLook
 from app.display.segments import Carry, Construct, SegmentCutter
 from app.ui.widgets.markdown_view import (
     SEGMENT_PADDING,
+    FindMarks,
     StreamedMarkdown,
     carried,
     look_of,
@@ -113,6 +115,8 @@ class AnswerView(Vertical):
         self.segments: list[StreamedMarkdown | SegmentPlaceholder] = []
         self.sealed = False  # the stream is over: the last segment may sleep too
         self._look: tuple[str, MarkdownLook] | None = None  # (theme name, its look)
+        # The find bar's query, and its current match as (segment, match in it), if here.
+        self._found: tuple[re.Pattern[str], tuple[int, int] | None] | None = None
 
     def markdown_look(self) -> MarkdownLook:
         """The theme's look, worked out once per theme for all segments."""
@@ -215,6 +219,7 @@ class AnswerView(Vertical):
                 carry=piece.carry,
                 joins=self._joins_of(number),
             )
+            segment.find = self.marks_of(number)
             self.segments.append(segment)
             self.sources.append("")
             await self.mount(segment)
@@ -333,6 +338,24 @@ class AnswerView(Vertical):
         """The Markdown shown, exactly as streamed (after sanitising)."""
         return "".join(self.sources)
 
+    def show_found(
+        self, pattern: re.Pattern[str] | None, current: tuple[int, int] | None = None
+    ) -> None:
+        """Highlight the find bar's matches (None: no more), `current` (segment, match in it)
+        as the current one; segments woken later highlight theirs as they are drawn."""
+        self._found = None if pattern is None else (pattern, current)
+        for index, widget in enumerate(self.segments):
+            if isinstance(widget, StreamedMarkdown):
+                widget.find = self.marks_of(index)
+
+    def marks_of(self, index: int) -> FindMarks | None:
+        found = self._found
+        if found is None:
+            return None
+        pattern, current = found
+        nth = current[1] if current is not None and current[0] == index else None
+        return FindMarks(pattern, nth)
+
     async def virtualize(self, near: Region) -> None:
         """Put to sleep the sealed segments far from `near` (screen coordinates of the viewport
         grown by a margin), and wake the sleeping ones that are inside it."""
@@ -431,6 +454,7 @@ class AnswerView(Vertical):
             joins=self._joins_of(index),
         )
         markdown.ends_in_fence = self.ends_in_fence[index]
+        markdown.find = self.marks_of(index)
         cut = index - run.first
         left, right = run.heights[:cut], run.heights[cut + 1 :]
         # Every segment's entry and every run's span are set before the first await: while a

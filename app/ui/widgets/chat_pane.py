@@ -182,7 +182,7 @@ class ChatPane(Vertical):
         button = next(iter(self.transcript.query_children(EarlierMessages)), None)
         if button is not None:
             self._drawing_earlier = True
-            self.call_later(self._draw_earlier, button)
+            self.call_later(self.draw_earlier, button)
 
     # -- state ---------------------------------------------------------------------------------
 
@@ -552,16 +552,27 @@ class ChatPane(Vertical):
         self.params = None if params is None or params.is_empty else params
         self.history.record.set_params({} if self.params is None else self.params.as_dict())
 
+    @property
+    def earlier(self) -> list[StoredMessage]:
+        """The start of a long reopened conversation, not drawn yet (above its button)."""
+        return self._earlier
+
     async def on_button_pressed(self, event: Button.Pressed) -> None:
         button = event.button
         if not isinstance(button, EarlierMessages):
             return
         event.stop()
-        self._drawing_earlier = True
-        await self._draw_earlier(button)
+        await self.draw_earlier(button)
 
-    async def _draw_earlier(self, button: EarlierMessages) -> None:
-        """The next part before what is drawn (one window of it), keeping in view what was."""
+    async def draw_earlier(self, button: EarlierMessages | None = None) -> None:
+        """Draw the part of a long reopened conversation just above what is drawn (one window
+        of it, as its button does; the find bar does it to show a match there), keeping in view
+        what was."""
+        if button is None:
+            button = next(iter(self.transcript.query_children(EarlierMessages)), None)
+            if button is None:
+                return
+        self._drawing_earlier = True
         try:
             if not self._earlier or not button.is_attached:
                 return

@@ -9,10 +9,13 @@ them (app/ui/widgets/answer.py) and only the last one changes while it streams.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from functools import lru_cache
+from typing import ClassVar
 
+from rich.cells import cell_len
 from rich.segment import Segment
 from rich.style import Style
 from textual import events
@@ -23,7 +26,8 @@ from textual.selection import Selection
 from textual.strip import Strip
 from textual.widget import Widget
 
-from app.display.markdown_height import NO_JOINS, Joins, estimate_rows
+from app.display.find import Span, line_spans
+from app.display.markdown_height import CODE_PAD, NO_JOINS, Joins, estimate_rows
 from app.display.markdown_render import CodeRow, MarkdownLook, MarkdownPainter, Painted
 from app.display.open_marks import close_open_marks
 from app.display.segments import Carry, settled_end
@@ -246,12 +250,24 @@ def _mark(window: Strip, x: int, marks: Style) -> Strip:
     return Strip([Segment(chars, (base or Style()) + marks)], 1)
 
 
+@dataclass(frozen=True, slots=True)
+class FindMarks:
+    """What a segment highlights: the find bar's matches, and which of its own is the current
+    one (counted as `line_spans` counts them; None: none here)."""
+
+    pattern: re.Pattern[str]
+    current: int | None = None
+
+
 class StreamedMarkdown(Widget):
+    COMPONENT_CLASSES: ClassVar[set[str]] = {"find--match", "find--current"}
     DEFAULT_CSS = f"""
     StreamedMarkdown {{
         height: auto;
         padding: 0 {SEGMENT_PADDING};
     }}
+    StreamedMarkdown > .find--match {{ background: $warning 35%; }}
+    StreamedMarkdown > .find--current {{ background: $warning; color: $background; }}
     """
 
     def __init__(
@@ -292,6 +308,9 @@ class StreamedMarkdown(Widget):
         self._lines_width = -1  # width the lines were rendered at; -1: render again
         # While streaming: the settled blocks' source, width and look, and their lines.
         self._settled: tuple[str, int, MarkdownLook, Painted] | None = None
+        self._find: FindMarks | None = None
+        self._lines_serial = 0  # counts renders, for what is worked out from the lines
+        self._spans: tuple[object, dict[int, list[Span]]] | None = None  # (key, by line)
 
     def release(self) -> None:
         """Let go of what this segment drew, once it is off the screen for good (put to sleep:
@@ -304,6 +323,7 @@ class StreamedMarkdown(Widget):
         self._painted.clear()
         self._settled = None
         self._lines_width = -1
+        self._spans = None
         self._styles_cache.clear()
 
     def append(self, text: str) -> None:
@@ -383,6 +403,7 @@ class StreamedMarkdown(Widget):
         if width != self._lines_width or joins != self._lines_joins:
             painted = render_segment(self, width, joins)
             self._lines = [Strip(line) for line in painted.lines]
+            self._lines_serial += 1
             self._code = painted.code
             self._painted.clear()
             self._lines_width = width
@@ -413,6 +434,10 @@ class StreamedMarkdown(Widget):
                 line = lines[y]
             painted = fitted(line, width, style).apply_style(style)
             self._painted[y] = painted = painted.apply_offsets(0, y)  # for mouse selection
+        find = self._find
+        spans = None if find is None else self._find_spans(find).get(y)
+        if spans:
+            painted = self._mark_found(painted, y, spans, find.current if find else None)
         selection = self.text_selection
         span = None if selection is None else selection.get_span(y)
         if span is not None:  # a mouse selection shows as Textual's own highlight
@@ -425,9 +450,92 @@ class StreamedMarkdown(Widget):
         return painted
 
     def get_selection(self, selection: Selection) -> tuple[str, str] | None:
-        """The text under a mouse selection (the default would copy the widget's name)."""
+        """The text under a mouse selection as written (the default would copy the widget's
+        name): a code block's lines without the column of padding it is drawn with on either
+        side, and without its blank padding rows above and below."""
         lines = self.lines_at(self.content_size.width)
-        return selection.extract("\n".join(self._shown_text(y) for y in range(len(lines)))), "\n"
+        padding = self._code_padding_rows()
+        picked: list[str] = []
+        for y in range(len(lines)):
+            span = selection.get_span(y)
+            if span is None or y in padding:
+                continue
+            text = self._shown_text(y)
+            start, end = span
+            row = self._code.get(y)
+            if row is not None:  # the code starts after its pad (unless scrolled past it)
+                pad = max(0, CODE_PAD - self._offsets.get(row.block, 0))
+                start = max(start, row.x + pad)
+            picked.append(text[start:] if end == -1 else text[start:end])
+        return "\n".join(picked), "\n"
+
+    def _code_padding_rows(self) -> set[int]:
+        """The blank rows a code block is drawn with above and below its code (a block cut
+        across segments has its top one only where it opens, its bottom one where it ends)."""
+        rows: dict[int, list[int]] = {}
+        for y, row in self._code.items():
+            rows.setdefault(row.block, []).append(y)
+        if not rows:
+            return set()
+        first, last = min(rows), max(rows)
+        padding: set[int] = set()
+        for block, ys in rows.items():
+            if not (self.fence and block == first):
+                padding.add(min(ys))
+            if not (self.ends_in_fence and block == last):
+                padding.add(max(ys))
+        return padding
+
+    # -- find ----------------------------------------------------------------------------------
+
+    @property
+    def find(self) -> FindMarks | None:
+        return self._find
+
+    @find.setter
+    def find(self, marks: FindMarks | None) -> None:
+        if marks != self._find:
+            self._find = marks
+            if self.is_attached:
+                self.refresh()
+
+    def _find_spans(self, find: FindMarks) -> dict[int, list[Span]]:
+        """The matches in the lines as shown (a code row as scrolled across), worked out once
+        per render, scroll across or query."""
+        key = (self._lines_serial, tuple(self._offsets.items()), find.pattern)
+        if self._spans is None or self._spans[0] != key:
+            shown = [self._shown_text(y) for y in range(len(self._lines))]
+            self._spans = (key, line_spans(shown, find.pattern))
+        return self._spans[1]
+
+    def found_rows(self) -> list[int]:
+        """The row each match (drawn) starts on, in order."""
+        find = self._find
+        if find is None:
+            return []
+        self.lines_at(self.content_size.width)
+        starts: dict[int, int] = {}
+        for y, spans in sorted(self._find_spans(find).items()):
+            for span in spans:
+                starts.setdefault(span.match, y)
+        return [starts[number] for number in sorted(starts)]
+
+    def _mark_found(self, painted: Strip, y: int, spans: list[Span], current: int | None) -> Strip:
+        text = self._shown_text(y)
+        match = self.get_component_rich_style("find--match")
+        chosen = self.get_component_rich_style("find--current")
+        for span in spans:
+            start, end = cell_len(text[: span.start]), cell_len(text[: span.end])
+            if end <= start:
+                continue
+            if span.match == current:
+                style = Style(bgcolor=chosen.bgcolor, color=chosen.color, bold=True)
+            else:
+                style = Style(bgcolor=match.bgcolor)
+            before, inside, *after = painted.divide([start, end, painted.cell_length])
+            inside = Strip(Segment.apply_style(list(inside), post_style=style), end - start)
+            painted = Strip.join([before, inside, *after])
+        return painted
 
     def _shown_text(self, y: int) -> str:
         """A line's text as shown: a code row's as scrolled across (the columns a selection
@@ -541,6 +649,7 @@ __all__ = [
     "MORE_LEFT",
     "MORE_RIGHT",
     "SEGMENT_PADDING",
+    "FindMarks",
     "StreamedMarkdown",
     "carried",
     "look_of",

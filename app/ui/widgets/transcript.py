@@ -174,6 +174,26 @@ class Transcript(VerticalScroll):
         for answer in self.answers():
             await answer.virtualize(near)
 
+    async def bring_into_view(self, widget: Widget, row: int = 0) -> None:
+        """Scroll row `row` of `widget` (a message, a segment, or a run of sleeping ones) to
+        the middle of the view, unless it shows already; what the view will show is woken
+        first, as for a page. The find bar jumps to a match this way."""
+        region = widget.region
+        if not region:
+            return  # not laid out (yet)
+        y = region.y - self.content_region.y + round(self.scroll_y) + row
+        y -= self._scrolled_since_layout()
+        top, height = round(self.scroll_y), self.scrollable_content_region.height
+        if top <= y < top + height - 1:  # the last row may be under the marker
+            return
+        target = max(0, min(self.max_scroll_y, y - height // 2))
+        self.hold()
+        if self.is_anchored:
+            self.release_anchor()
+        with self.app.batch_update():
+            await self.virtualize(round(target - self.scroll_y))
+        self.scroll_to(y=target, animate=False, immediate=True)
+
     def _scrolled_since_layout(self) -> int:
         """Rows scrolled since the regions were last laid out. Regions come from the last
         layout, so right after a jump (a fast answer mounted at once, then the scroll to its
