@@ -102,7 +102,8 @@ class Run:
     calls: int
     wal_left: int  # the -wal file's size at the end
     kept: bool  # the stored answer is the one served, complete
-    seconds: float
+    kept_stream: int  # the raw stream as the history keeps it (its recording, compressed)
+    seconds: float  # Enter -> counting stopped (the answer settled, SETTLE more seconds)
 
     @property
     def reference(self) -> int:
@@ -164,6 +165,7 @@ def run_one(tokens: tuple[str, ...], rate: float, name: str, tree: Path, work: P
         by_file[Path(w.path).name] = by_file.get(Path(w.path).name, 0) + w.size
     text = "".join(tokens)
     body = b"".join(frames(Api.CHAT, Answer(text=tokens)))
+    stored, kept_stream = stored_answer(data / "history.sqlite3")
     return Run(
         name=name,
         tokens=len(tokens),
@@ -174,36 +176,41 @@ def run_one(tokens: tuple[str, ...], rate: float, name: str, tree: Path, work: P
         by_file=by_file,
         calls=len(writes),
         wal_left=wal_left,
-        kept=stored_answer(data / "history.sqlite3") == text,
+        kept=stored == text,
+        kept_stream=kept_stream,
         seconds=end - enter,
     )
 
 
-def stored_answer(path: Path) -> str | None:
-    """The last answer's text as the next start reads it, if it was saved complete."""
+def stored_answer(path: Path) -> tuple[str | None, int]:
+    """The last answer's text as the next start reads it, if it was saved complete, and the
+    size of the raw stream kept with it (its recording, zlib level 6)."""
     conn = sqlite3.connect(path)
     try:
         row = conn.execute(
-            "SELECT text FROM messages WHERE role = 'assistant' AND status = 'complete' "
-            "ORDER BY id DESC LIMIT 1"
+            "SELECT m.text, length(s.data) FROM messages m LEFT JOIN streams s "
+            "ON s.message_id = m.id WHERE m.role = 'assistant' AND m.status = 'complete' "
+            "ORDER BY m.id DESC LIMIT 1"
         ).fetchone()
     finally:
         conn.close()
-    return None if row is None else str(row[0])
+    return (None, 0) if row is None else (str(row[0]), int(row[1] or 0))
 
 
 def show(runs: list[Run]) -> None:
     print(
-        f"{'run':<26} {'text KB':>7} {'zstream KB':>10} {'ref KB':>7} {'written KB':>10}"
-        f" {'x ref':>6} {'calls':>6} {'WAL left KB':>11} {'kept':>5}  by file (KB)"
+        f"{'run':<26} {'s':>5} {'text KB':>7} {'zstream KB':>10} {'ref KB':>7} {'written KB':>10}"
+        f" {'x ref':>6} {'calls':>6} {'WAL left KB':>11} {'kept':>5} {'kept stream KB':>14}"
+        "  by file (KB)"
     )
     for r in runs:
         files = ", ".join(f"{name} {size / 1024:.0f}" for name, size in sorted(r.by_file.items()))
         label = f"{r.name} {r.tokens} tok @{r.rate:g}"
         print(
-            f"{label:<26} {r.text_bytes / 1024:>7.1f} {r.stream_z / 1024:>10.1f}"
+            f"{label:<26} {r.seconds:>5.0f} {r.text_bytes / 1024:>7.1f} {r.stream_z / 1024:>10.1f}"
             f" {r.reference / 1024:>7.1f} {r.written / 1024:>10.1f} {r.ratio:>6.2f}"
-            f" {r.calls:>6} {r.wal_left / 1024:>11.1f} {'yes' if r.kept else 'NO':>5}  {files}"
+            f" {r.calls:>6} {r.wal_left / 1024:>11.1f} {'yes' if r.kept else 'NO':>5}"
+            f" {r.kept_stream / 1024:>14.1f}  {files}"
         )
 
 

@@ -1,20 +1,20 @@
 """A streaming answer saved as appended parts, and read back as if its row held the whole turn.
 
 Rewriting the whole row once a second made the writes grow with the square of the answer's
-length: the row itself and, through its trigger, the full-text index (27.6 MB written for one
-20,000-token answer at 200 tok/s, bench/bench_disk.py). Now, while an answer streams, its row
-keeps no text of its own: each save appends to `message_parts` what arrived since the previous
-save (text, reasoning, each tool call's arguments), and writes the row's small columns only when
-they change or the liveness heartbeat is due. The final save writes the whole turn once (the
-index takes it then) and drops the parts; the next start does the same for an answer whose
-writer died (`Store._recover_orphans`). Readers see a streaming row through `overlaid`, as it
-would read had it been rewritten.
+length: the row itself and, through its trigger, the full-text index (24.7 MB written for one
+20,000-token answer at 200 tok/s, 110.8 MB for 40,000; bench/bench_disk.py). Now, while an
+answer streams, its row keeps no text of its own: each save appends to `message_parts` what
+arrived since the previous save (text, reasoning, each tool call's arguments), and writes the
+row's small columns only when they change or the liveness heartbeat is due. The final save
+writes the whole turn once (the index takes it then) and drops the parts; the next start does
+the same for an answer whose writer died (`Store._recover_orphans`). Readers see a streaming
+row through `overlaid`, as it would read had it been rewritten.
 
 A part means "from character `start` on, the field is `data`": an append starts where the
 saved value ends; an earlier `start` replaces the rest (a tool call's arguments, which the
 provider may restate whole when the call ends). The table holds only answers still streaming,
-so it is nearly always empty: it needs no index (a save would write two pages instead of one),
-and no foreign key (SQLite empties a table with one row by row, writing each page out); a
+so it is nearly always empty: it needs no index (which would add a page to every save), and
+no foreign key (SQLite empties a table with one row by row, writing each page out); a
 trigger on `messages` drops an answer's parts with it instead.
 """
 
@@ -50,10 +50,10 @@ def split_columns(columns: Mapping[str, Any]) -> tuple[dict[Key, str], dict[str,
     arguments left out: those go to parts)."""
     values: dict[Key, str] = {TEXT: columns["text"] or "", REASONING: columns["reasoning"] or ""}
     rest = {k: v for k, v in columns.items() if k not in ("text", "reasoning")}
-    if columns.get("tool_calls"):
-        calls = json.loads(columns["tool_calls"])
+    calls = _calls(columns.get("tool_calls"))
+    if calls is not None:
         for call in calls:
-            values[(ARGUMENTS, int(call["index"]))] = call["arguments"]
+            values[(ARGUMENTS, int(call["index"]))] = str(call["arguments"])
             call["arguments"] = ""
         rest["tool_calls"] = _dump(calls)
     return values, rest
@@ -89,8 +89,8 @@ def assembled(row: sqlite3.Row, found: Sequence[tuple[int, str, int, int, str]])
     values, _ = split_columns(_row_dict(row))
     values = _apply(values, found)
     out: dict[str, Any] = {"text": values[TEXT], "reasoning": values[REASONING]}
-    if row["tool_calls"]:
-        calls = json.loads(row["tool_calls"])
+    calls = _calls(row["tool_calls"])
+    if calls is not None:
         for call in calls:
             call["arguments"] = values.get((ARGUMENTS, int(call["index"])), call["arguments"])
         out["tool_calls"] = _dump(calls)
@@ -146,6 +146,23 @@ def drop(conn: sqlite3.Connection, message_id: int) -> None:
         conn.execute("DELETE FROM message_parts")
     else:
         conn.execute("DELETE FROM message_parts WHERE message_id = ?", (message_id,))
+
+
+def _calls(text: str | None) -> list[dict[str, Any]] | None:
+    """A row's tool calls, or None when it has none or they cannot be read (a damaged row is
+    left as it is, for its reader to deal with)."""
+    if not text:
+        return None
+    try:
+        calls = json.loads(text)
+        if isinstance(calls, list) and all(
+            isinstance(c, dict) and isinstance(c.get("index"), int) and "arguments" in c
+            for c in calls
+        ):
+            return calls
+    except ValueError:
+        pass
+    return None
 
 
 def _is_streaming(row: sqlite3.Row) -> bool:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from app.store import Store
+from app.store import Store, parts
 from app.store.records import turn_columns
 from app.wire.events import (
     END_OF_STREAM,
@@ -185,3 +185,15 @@ def test_deleting_a_streaming_answer_deletes_its_parts(store: Store) -> None:
     again, reused = streaming(store)
     assert reused == turn_id  # the next answer takes the same id
     assert store.load(again).messages[1].text == ""
+
+
+def test_a_streaming_row_with_damaged_tool_calls_is_left_for_its_reader() -> None:
+    """Putting parts back never fails on a row it cannot read: its tool calls stay as stored
+    (the reader of damaged rows decides), its text still gets its parts."""
+    conn = sqlite3.connect(":memory:")
+    conn.row_factory = sqlite3.Row
+    row = conn.execute(
+        "SELECT 'Half' AS text, '' AS reasoning, '[{\"index\": 0, \"argum' AS tool_calls"
+    ).fetchone()
+    whole = parts.assembled(row, [(1, "text", -1, 4, " done"), (2, "arguments", 0, 0, "{}")])
+    assert whole == {"text": "Half done", "reasoning": ""}
