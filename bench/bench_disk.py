@@ -9,9 +9,10 @@ a loopback server) is streamed to the app (`python -m app` from the checkout, in
 under `strace -f -y -ttt`, which logs every write, pwrite and writev of every thread with the
 file each descriptor names. The bench adds up the bytes written to files under the data
 directory (the history, its -wal and -shm) from the moment it presses Enter until the answer
-has settled: its final text and "complete" on screen, then SETTLE seconds more for the writer
-thread's last save and checkpoint, then Ctrl+Q (not counted). The terminal's output goes to a
-tty, not under the data dir, so it never counts.
+has settled: its final text and "complete" on screen, its final save (with timings and its raw
+stream) in the file, as a read-only connection polling every 0.25 s sees it, then SETTLE
+seconds more for what follows that save (the checkpoint); then Ctrl+Q (not counted). The
+terminal's output goes to a tty, not under the data dir, so it never counts.
 
 The reference is what the history has to keep of the answer: its text (UTF-8) plus its raw
 stream compressed with zlib level 6 (the SSE body as served; the history keeps its recording
@@ -52,7 +53,7 @@ from bench.bench_render import (
     serve,
 )
 
-SETTLE = 3.0  # seconds after the final text shows for the final save and checkpoint to land
+SETTLE = 1.0  # seconds after the final save is seen, for what follows it (the checkpoint)
 _CALL = re.compile(r"^(\d+)\s+(\d+\.\d+)\s+(\w+)\((\d+)<([^>]*)>")
 _RESUMED = re.compile(r"^(\d+)\s+(\d+\.\d+)\s+<\.\.\. (\w+) resumed>.*=\s+(-?\d+)")
 _RESULT = re.compile(r"=\s+(-?\d+)(?:\s+\w+.*)?$")
@@ -142,6 +143,9 @@ def run_one(tokens: tuple[str, ...], rate: float, name: str, tree: Path, work: P
         enter = time.time()
         tmux.keys("go", "Enter")
         watch.wait_done(1200)
+        settled = time.monotonic() + 600
+        while not final_saved(data / "history.sqlite3") and time.monotonic() < settled:
+            time.sleep(0.25)
         time.sleep(SETTLE)
         end = time.time()
         wal = data / "history.sqlite3-wal"
@@ -180,6 +184,26 @@ def run_one(tokens: tuple[str, ...], rate: float, name: str, tree: Path, work: P
         kept_stream=kept_stream,
         seconds=end - enter,
     )
+
+
+def final_saved(path: Path) -> bool:
+    """Whether the answer's final save, with its timings and raw stream, is in the file (a
+    final save with a large stream can land seconds after the screen settles on a busy
+    machine: compressing its recording comes first)."""
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=1.0)
+    except sqlite3.Error:
+        return False
+    try:
+        row = conn.execute(
+            "SELECT 1 FROM messages m JOIN streams s ON s.message_id = m.id "
+            "WHERE m.role = 'assistant' AND m.duration_ms IS NOT NULL"
+        ).fetchone()
+    except sqlite3.Error:
+        return False
+    finally:
+        conn.close()
+    return row is not None
 
 
 def stored_answer(path: Path) -> tuple[str | None, int]:
