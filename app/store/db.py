@@ -26,7 +26,7 @@ from app.store import pane_trees, parts, queries
 from app.store.branches import AT_END, branch_view, is_tree, next_chosen, parent_for, tree_of
 from app.store.errors import ConversationNotFound, StoreError, too_new, unusable
 from app.store.health import damaged_log
-from app.store.liveness import INTERRUPTED_BY_EXIT, Owner, is_orphaned
+from app.store.liveness import HEARTBEAT, INTERRUPTED_BY_EXIT, Owner, is_orphaned
 from app.store.location import DEFAULT_FILENAME, history_path
 from app.store.records import (
     KINDS,
@@ -40,7 +40,6 @@ from app.store.records import (
     row_to_message,
     turn_columns,
 )
-from app.store.saver import HEARTBEAT
 from app.store.schema import LATEST_VERSION, SchemaTooNew, migrate
 from app.store.search_index import NO_FTS5_WARNING, ensure_index, fts5_available
 from app.store.transaction import transaction
