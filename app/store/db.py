@@ -22,11 +22,11 @@ from pathlib import Path
 from typing import Any
 
 from app.providers.kept_stream import KeptStreamError, pack, recording_of, unpack
-from app.store import pane_trees, queries
+from app.store import pane_trees, parts, queries
 from app.store.branches import AT_END, branch_view, is_tree, next_chosen, parent_for, tree_of
 from app.store.errors import ConversationNotFound, StoreError, too_new, unusable
 from app.store.health import damaged_log
-from app.store.liveness import INTERRUPTED_BY_EXIT, Owner, is_orphaned
+from app.store.liveness import HEARTBEAT, INTERRUPTED_BY_EXIT, Owner, is_orphaned
 from app.store.location import DEFAULT_FILENAME, history_path
 from app.store.records import (
     KINDS,
@@ -50,6 +50,12 @@ from app.wire.exchange import CapturedExchange
 from app.wire.turn import Turn, TurnStatus
 
 BUSY_TIMEOUT_MS = 10_000
+CHECKPOINT_WAIT_MS = 100  # how long the checkpoint after an answer waits for other instances
+_UNSET = object()
+_KEEP_STREAM = (
+    "INSERT OR REPLACE INTO streams (message_id, data, kept_bytes, cut_bytes, created_at) "
+    "VALUES (?, ?, ?, ?, ?)"
+)
 # What a copied answer keeps of the original row (everything but its place and bookkeeping).
 _COPIED = (
     "role", "text", "provider", "model", "api", "status", "reasoning", "reasoning_signature",
@@ -92,6 +98,7 @@ class Store:
         self.clock = clock  # wall clock for created_at/updated_at; injectable for tests
         self.warnings: list[str] = [] if fts5 else [NO_FTS5_WARNING]
         self.recovered: list[int] = []  # turns found orphaned at open and marked interrupted
+        self._streaming: dict[int, parts.Saved] = {}  # what each answer streaming here saved
 
     @classmethod
     def open(cls, path: Path, *, clock: Callable[[], float] = time.time) -> Store:
@@ -341,28 +348,101 @@ class Store:
         ttft_ms: int | None = None,
         duration_ms: int | None = None,
         final: bool = False,
+        exchange: CapturedExchange | None = None,
     ) -> bool:
         """`save_turn` of a snapshot taken with `turn_columns`: the app takes it on the UI loop,
-        where the turn grows, and writes it from the writer thread."""
+        where the turn grows, and writes it from the writer thread. While the turn streams,
+        only what changed since the last save is written (parts.py); the final save writes the
+        whole turn once, with its raw stream (`exchange`, see `save_stream`), then checkpoints
+        the log."""
+        if not final:
+            return self._save_progress(turn_id, columns, ttft_ms, duration_ms)
+        kept = None if exchange is None else self._kept_stream(exchange)
         row = dict(columns)
-        row.update(ttft_ms=ttft_ms, duration_ms=duration_ms, updated_at=self.clock())
-        if final:
-            row["owner"] = None
+        row.update(ttft_ms=ttft_ms, duration_ms=duration_ms, updated_at=self.clock(), owner=None)
         assignments = ", ".join(f"{name} = :{name}" for name in row)
         with self._write() as conn:
             cur = conn.execute(
                 f"UPDATE messages SET {assignments} WHERE id = :id AND role = 'assistant'",
                 {**row, "id": turn_id},
             )
-            if cur.rowcount != 1:
-                return False
-            if final:
+            if cur.rowcount == 1:
+                parts.drop(conn, turn_id)
+                if kept is not None:
+                    conn.execute(_KEEP_STREAM, (turn_id, *kept))
                 conn.execute(
                     "UPDATE conversations SET updated_at = ? WHERE id = "
                     "(SELECT conversation_id FROM messages WHERE id = ?)",
                     (row["updated_at"], turn_id),
                 )
+        with self._lock:
+            self._streaming.pop(turn_id, None)
+        self._checkpoint()
+        return cur.rowcount == 1
+
+    def _save_progress(
+        self,
+        turn_id: int,
+        columns: Mapping[str, Any],
+        ttft_ms: int | None,
+        duration_ms: int | None,
+    ) -> bool:
+        """A streaming save: the parts that arrived since the last one, appended, and the row's
+        other columns where they changed (its `updated_at`, which tells other instances the
+        writer lives, at least every HEARTBEAT). The row's own text stays as it started, so
+        neither it nor the full-text index is rewritten."""
+        values, rest = parts.split_columns(columns)
+        rest.update(ttft_ms=ttft_ms, duration_ms=duration_ms)
+        now = self.clock()
+        with self._lock:  # held until what was saved is noted, once it is committed
+            with self._write() as conn:
+                saved = self._streaming.pop(turn_id, None) or parts.read_saved(conn, turn_id)
+                if saved is None:
+                    return False
+                new = parts.changes(saved, values, turn_id)
+                changed = {k: v for k, v in rest.items() if saved.columns.get(k, _UNSET) != v}
+                if changed or not new or now - saved.touched >= HEARTBEAT:
+                    changed["updated_at"] = now
+                    assignments = ", ".join(f"{name} = :{name}" for name in changed)
+                    cur = conn.execute(
+                        f"UPDATE messages SET {assignments} WHERE id = :id AND role = 'assistant'",
+                        {**changed, "id": turn_id},
+                    )
+                    found = cur.rowcount == 1
+                else:
+                    found = (
+                        conn.execute(
+                            "SELECT 1 FROM messages WHERE id = ? AND role = 'assistant'", (turn_id,)
+                        ).fetchone()
+                        is not None
+                    )
+                if not found:  # deleted meanwhile (perhaps by another instance)
+                    return False
+                conn.executemany(
+                    "INSERT INTO message_parts (message_id, field, call, start, data) "
+                    "VALUES (?, ?, ?, ?, ?)",
+                    new,
+                )
+            saved.values.update(values)
+            saved.columns.update(changed)
+            saved.touched = changed.get("updated_at", saved.touched)
+            self._streaming[turn_id] = saved
         return True
+
+    def _checkpoint(self) -> None:
+        """Copy the log into the file and empty it, once an answer settles: a long answer left
+        megabytes of log behind. Another instance reading or writing is waited for only
+        briefly; then SQLite checkpoints what it can, as a passive checkpoint does."""
+        with self._lock, self._errors():
+            conn = self._conn
+            conn.execute(f"PRAGMA busy_timeout = {CHECKPOINT_WAIT_MS:d}")
+            try:
+                conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+            except sqlite3.OperationalError as exc:
+                if not _busy(exc):
+                    raise
+            finally:
+                conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS:d}")
 
     def copy_turn(self, turn_id: int, *, pane: int, reply_to: int) -> int:
         """Copy a finished answer into another pane of its conversation, as the answer to
@@ -384,6 +464,7 @@ class Store:
             )
             if cur.rowcount != 1:
                 raise ConversationNotFound(f"no answer {turn_id} in the history")
+            _copy_parts(conn, turn_id, _rowid(cur))
             conn.execute(
                 "UPDATE conversations SET updated_at = ? WHERE id = "
                 "(SELECT conversation_id FROM messages WHERE id = ?)",
@@ -429,6 +510,7 @@ class Store:
                         (target, prompt, now, now, message_id),
                     )
                     node = _rowid(cur)
+                    _copy_parts(conn, message_id, node)
                 else:
                     continue
                 pane_trees.link(conn, conv_id, node, target, parent)
@@ -534,20 +616,20 @@ class Store:
         """Keep an answer's raw stream with it (its recording, compressed here: call it from
         the writer thread). The capture already stopped at the per-answer limit and says what
         it cut. False when the answer is gone."""
-        data = pack(exchange)
-        cut = exchange.total_bytes - exchange.kept_bytes
+        kept = self._kept_stream(exchange)
         with self._write() as conn:
             found = conn.execute(
                 "SELECT 1 FROM messages WHERE id = ? AND role = 'assistant'", (turn_id,)
             ).fetchone()
             if found is None:
                 return False
-            conn.execute(
-                "INSERT OR REPLACE INTO streams (message_id, data, kept_bytes, cut_bytes, "
-                "created_at) VALUES (?, ?, ?, ?, ?)",
-                (turn_id, data, exchange.kept_bytes, cut, self.clock()),
-            )
+            conn.execute(_KEEP_STREAM, (turn_id, *kept))
         return True
+
+    def _kept_stream(self, exchange: CapturedExchange) -> tuple[bytes, int, int, float]:
+        """A `streams` row's values but its message id (compressed here, before the write)."""
+        cut = exchange.total_bytes - exchange.kept_bytes
+        return pack(exchange), exchange.kept_bytes, cut, self.clock()
 
     def stream(self, message_id: int) -> CapturedExchange | None:
         """An answer's kept stream decoded again (frames, their events, the request), for the
@@ -604,9 +686,12 @@ class Store:
             row = conn.execute("SELECT * FROM conversations WHERE id = ?", (conv_id,)).fetchone()
             if row is None:
                 raise ConversationNotFound(f"no conversation {conv_id} in the history")
-            rows = conn.execute(
-                "SELECT * FROM messages WHERE conversation_id = ? ORDER BY id", (conv_id,)
-            ).fetchall()
+            rows = parts.overlaid(
+                conn,
+                conn.execute(
+                    "SELECT * FROM messages WHERE conversation_id = ? ORDER BY id", (conv_id,)
+                ).fetchall(),
+            )
             files = conn.execute(
                 "SELECT l.message_id, l.name, a.* FROM message_attachments l "
                 "JOIN attachments a ON a.sha256 = l.sha256 JOIN messages m ON m.id = l.message_id "
@@ -695,12 +780,20 @@ class Store:
         if not orphans:
             return
         with self._write() as conn:
-            conn.executemany(
-                "UPDATE messages SET status = 'interrupted', owner = NULL, interruption = "
-                "CASE WHEN interruption = '' THEN ? ELSE interruption END "
-                "WHERE id = ? AND status = 'streaming'",
-                [(INTERRUPTED_BY_EXIT, turn_id) for turn_id in orphans],
-            )
+            marks = ",".join("?" * len(orphans))
+            rows = conn.execute(
+                f"SELECT * FROM messages WHERE id IN ({marks}) AND status = 'streaming'", orphans
+            ).fetchall()
+            for row in parts.overlaid(conn, rows):  # what it had appended, into its row
+                conn.execute(
+                    "UPDATE messages SET status = 'interrupted', owner = NULL, text = ?, "
+                    "reasoning = ?, tool_calls = ?, interruption = "
+                    "CASE WHEN interruption = '' THEN ? ELSE interruption END WHERE id = ?",
+                    (row["text"], row["reasoning"], row["tool_calls"], INTERRUPTED_BY_EXIT,
+                     row["id"]),
+                )  # fmt: skip
+                parts.drop(conn, row["id"])
+        self._checkpoint()
         self.recovered = orphans
 
 
@@ -726,13 +819,23 @@ def _switch_to_wal(conn: sqlite3.Connection, timeout: float) -> None:
             conn.execute("PRAGMA journal_mode = WAL").fetchone()
             return
         except sqlite3.OperationalError as exc:
-            busy = str(getattr(exc, "sqlite_errorname", "")).startswith(
-                ("SQLITE_BUSY", "SQLITE_LOCKED")
-            )
-            if not busy or time.monotonic() + pause > deadline:
+            if not _busy(exc) or time.monotonic() + pause > deadline:
                 raise
         time.sleep(pause)
         pause = min(pause * 2, 0.1)
+
+
+def _copy_parts(conn: sqlite3.Connection, source: int, copy: int) -> None:
+    """A copy of an answer still streaming reads as far as the original has arrived."""
+    conn.execute(
+        "INSERT INTO message_parts (message_id, field, call, start, data) "
+        "SELECT ?, field, call, start, data FROM message_parts WHERE message_id = ? ORDER BY seq",
+        (copy, source),
+    )
+
+
+def _busy(exc: sqlite3.OperationalError) -> bool:
+    return str(getattr(exc, "sqlite_errorname", "")).startswith(("SQLITE_BUSY", "SQLITE_LOCKED"))
 
 
 def _create_private(path: Path) -> None:
@@ -749,13 +852,10 @@ def _holds(conn: sqlite3.Connection, ids: list[int], query: str) -> bool:
     words = [w.casefold() for w in query.split()]
     if not words:
         return True
-    for start in range(0, len(ids), 500):
-        chunk = ids[start : start + 500]
-        marks = ",".join("?" * len(chunk))
-        for (text,) in conn.execute(f"SELECT text FROM messages WHERE id IN ({marks})", chunk):
-            folded = text.casefold()
-            if all(w in folded for w in words):
-                return True
+    for text in parts.texts(conn, ids).values():
+        folded = text.casefold()
+        if all(w in folded for w in words):
+            return True
     return False
 
 

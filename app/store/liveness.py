@@ -14,6 +14,7 @@ import sys
 from dataclasses import dataclass
 
 STALE_AFTER = 120.0  # seconds without a save after which a streaming turn counts as orphaned
+HEARTBEAT = STALE_AFTER / 4  # the longest a streaming turn's writer goes without touching it
 INTERRUPTED_BY_EXIT = "the app stopped before the answer finished"
 
 
@@ -62,4 +63,4 @@ def _process_exists(pid: int) -> bool:
     return True
 
 
-__all__ = ["INTERRUPTED_BY_EXIT", "STALE_AFTER", "Owner", "is_orphaned"]
+__all__ = ["HEARTBEAT", "INTERRUPTED_BY_EXIT", "STALE_AFTER", "Owner", "is_orphaned"]

@@ -6,6 +6,7 @@ import re
 import sqlite3
 from collections.abc import Sequence
 
+from app.store import parts
 from app.store.records import ConversationSummary, first_line
 from app.store.search_index import like_patterns, match_expression
 
@@ -97,23 +98,29 @@ def search_hits(
             f"WHERE {text_match} GROUP BY conversation_id"
         )
         hit_args = list(patterns)
+    # An answer still streaming is in the index only once it settles (parts.py): what it has
+    # saved so far is matched here, as the plain search would.
+    words = [w.casefold() for w in query.split()]
+    live = [
+        (cid, mid)
+        for mid, (cid, text) in parts.streaming_texts(conn).items()
+        if all(w in text.casefold() for w in words)
+    ]
+    if live:
+        values = ", ".join("(?, ?)" for _ in live)
+        hit_sql = (
+            f"SELECT cid, min(mid) AS mid FROM ({hit_sql} UNION ALL SELECT * FROM "
+            f"(VALUES {values})) GROUP BY cid"
+        )
+        hit_args = [*hit_args, *(n for pair in live for n in pair)]
     rows = conn.execute(
         f"WITH hit AS ({hit_sql}) SELECT c.id, hit.mid FROM conversations c "
         f"LEFT JOIN hit ON hit.cid = c.id WHERE hit.mid IS NOT NULL OR ({title_match}) "
         "ORDER BY c.updated_at DESC, c.id DESC LIMIT ?",
         [*hit_args, *patterns, limit],
     ).fetchall()
-    texts = _texts(conn, [row[1] for row in rows if row[1] is not None])
+    texts = parts.texts(conn, [row[1] for row in rows if row[1] is not None])
     return {row[0]: (snippet(texts.get(row[1], ""), query), row[1]) for row in rows}
-
-
-def _texts(conn: sqlite3.Connection, ids: list[int]) -> dict[int, str]:
-    found: dict[int, str] = {}
-    for start in range(0, len(ids), _CHUNK):
-        chunk = ids[start : start + _CHUNK]
-        marks = ",".join("?" * len(chunk))
-        found.update(conn.execute(f"SELECT id, text FROM messages WHERE id IN ({marks})", chunk))
-    return found
 
 
 def snippet(text: str, query: str, before: int = 40, after: int = 100) -> str:

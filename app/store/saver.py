@@ -11,13 +11,11 @@ import time
 from collections.abc import Hashable
 from typing import TYPE_CHECKING
 
-from app.store.liveness import STALE_AFTER
+from app.store.liveness import HEARTBEAT
 
 if TYPE_CHECKING:
     from app.store.db import Store
     from app.wire.turn import Turn
-
-HEARTBEAT = STALE_AFTER / 4
 
 
 class SaveSchedule:

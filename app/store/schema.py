@@ -219,6 +219,23 @@ MIGRATIONS: tuple[Migration, ...] = (
         ALTER TABLE conversations ADD COLUMN params TEXT;
         """,
     ),
+    Migration(
+        12,
+        "a streaming answer's saves append what arrived since the last one, not the whole turn",
+        """
+        CREATE TABLE message_parts (
+            seq INTEGER PRIMARY KEY,
+            message_id INTEGER NOT NULL,
+            field TEXT NOT NULL CHECK (field IN ('text', 'reasoning', 'arguments')),
+            call INTEGER NOT NULL DEFAULT -1,
+            start INTEGER NOT NULL,
+            data TEXT NOT NULL
+        );
+        CREATE TRIGGER message_parts_follow AFTER DELETE ON messages BEGIN
+            DELETE FROM message_parts WHERE message_id = old.id;
+        END;
+        """,
+    ),
 )
 
 LATEST_VERSION = MIGRATIONS[-1].version

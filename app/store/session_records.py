@@ -356,9 +356,8 @@ class TurnRecord:
             ttft_ms=save.ttft_ms,
             duration_ms=save.duration_ms,
             final=save.final,
+            exchange=save.exchange,
         )
-        if saved and save.exchange is not None:
-            saved = store.save_stream(self.turn_id, save.exchange)
         self.gone = self.gone or not saved
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from app.store import parts
 from tests.ui.test_tmux_e2e import Terminal, console_script
 
 pytestmark = pytest.mark.tmux
@@ -37,8 +38,13 @@ def command(tmp_path: Path, *args: str) -> str:
 
 
 def saved_answers(db: Path) -> list[tuple[str, str]]:
+    """Each answer's status and text as another instance reads them (a streaming answer's text
+    is in the parts its saves appended), without marking anything interrupted."""
     with sqlite3.connect(db) as conn:
-        return list(conn.execute("SELECT status, text FROM messages WHERE role = 'assistant'"))
+        conn.row_factory = sqlite3.Row
+        rows = conn.execute("SELECT id, status FROM messages WHERE role = 'assistant'").fetchall()
+        texts = parts.texts(conn, [row["id"] for row in rows])
+    return [(row["status"], texts[row["id"]]) for row in rows]
 
 
 def test_sigkill_mid_answer_then_continue_shows_what_had_arrived(tmp_path: Path) -> None:

@@ -31,7 +31,7 @@ STREAMER = """
 import sys, time
 from pathlib import Path
 from app.store import Store, TurnSaver
-from app.wire.events import TextDelta
+from app.wire.events import ReasoningDelta, TextDelta
 from app.wire.turn import Turn
 
 store = Store.open(Path(sys.argv[1]))
@@ -43,7 +43,7 @@ saver = TurnSaver(store, turn_id)
 turn = Turn()
 word = 0
 while True:
-    turn.apply(TextDelta(f"word{word} "))
+    turn.apply_all([ReasoningDelta(f"thought{word} "), TextDelta(f"word{word} ")])
     word += 1
     if saver.maybe_save(turn):
         print("SAVED", len(turn.text), time.monotonic(), flush=True)
@@ -120,6 +120,10 @@ def test_a_process_killed_mid_stream_keeps_its_partial_answer(tmp_path: Path) ->
     text = answer.turn.text
     assert len(text) >= saves[-1][1]  # everything the last save reported is there
     assert text == expected_story(text.count(" "))  # and it is exactly what streamed
+    words = text.count(" ")  # its reasoning as far as the same save
+    assert answer.turn.reasoning == "".join(f"thought{i} " for i in range(words))
+    last = f"word{words - 1}"  # now in the full-text index with the rest
+    assert [s.id for s in store.search(last)] == [store.last_conversation_id()]
     store.close()
     assert Store.open(path).recovered == []  # marked once, not on every start
 

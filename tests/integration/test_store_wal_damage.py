@@ -1,8 +1,9 @@
 """A damaged write-ahead log: SQLite silently drops every change from the damage on, so the
 history must say so on start (and what it kept), not just show fewer conversations.
 
-A real process writes three conversations and is killed with SIGKILL, so they are only in the
--wal file (no checkpoint ran); then one byte of the third conversation's first frame is flipped.
+A real process writes three conversations, each answer still streaming, and is killed with
+SIGKILL, so they are only in the -wal file (the log is checkpointed when an answer settles, and
+none did); then one byte of the third conversation's first frame is flipped.
 """
 
 from __future__ import annotations
@@ -20,12 +21,13 @@ from app.store.session import History
 ROOT = Path(__file__).resolve().parents[2]
 HEADER, FRAME_HEADER = 32, 24
 
-# Three conversations, the log's size after each (in frames), then SIGKILL: no checkpoint.
+# Three conversations with an answer saved mid-stream, the log's size after each (in frames),
+# then SIGKILL: no checkpoint.
 WRITER = """
 import os, signal, sys
 from pathlib import Path
 from app.store import Store
-from app.wire.events import END_OF_STREAM, TextDelta
+from app.wire.events import TextDelta
 from app.wire.turn import Turn
 
 path = Path(sys.argv[1])
@@ -38,9 +40,7 @@ for i in range(3):
     turn_id = store.start_turn(conv, provider="p", model="m", api="chat")
     turn = Turn()
     turn.apply(TextDelta(f"answer {i}"))
-    turn.apply(END_OF_STREAM)
-    turn.end()
-    store.save_turn(turn_id, turn, final=True)
+    store.save_turn(turn_id, turn)
     print("FRAMES", (wal.stat().st_size - 32) // (24 + page), page, flush=True)
 os.kill(os.getpid(), signal.SIGKILL)
 """
@@ -115,7 +115,7 @@ def test_a_log_cut_mid_transaction_by_a_crash_is_not_damage(tmp_path: Path) -> N
         f.truncate(HEADER + (frames[2] - 1) * (FRAME_HEADER + page))
     store = Store.open(path)
     assert [w for w in store.warnings if "damaged" in w] == []
-    assert len(store.list_conversations()) == 3  # only the final save of the third was lost
+    assert len(store.list_conversations()) == 3  # only the last save of the third was lost
     store.close()
 
 

@@ -32,6 +32,21 @@ def rows(path: Path, sql: str) -> list[tuple[object, ...]]:
         return list(conn.execute(sql))
 
 
+def answers(path: Path) -> list[tuple[str, str]]:
+    """Each answer's status and text as another instance reads them (a streaming answer's
+    saves are parts appended beside its row, put together when read)."""
+    store = Store.open(path)
+    try:
+        return [
+            (str(m.turn.status), m.text)
+            for summary in store.list_conversations()
+            for m in store.load(summary.id).messages
+            if m.turn is not None
+        ]
+    finally:
+        store.close()
+
+
 class WitnessProvider(FakeProvider):
     """Looks in the history file at the moment each request arrives, before answering it."""
 
@@ -83,9 +98,7 @@ async def test_a_streaming_answer_is_saved_as_it_streams_and_a_stop_keeps_it(
         await wait_until(pilot, lambda: time.monotonic() - started > 1.5, what="1.5 s of stream")
 
         def saved() -> tuple[str, str]:
-            [(status, text)] = rows(
-                db, "SELECT status, text FROM messages WHERE role = 'assistant'"
-            )
+            [(status, text)] = answers(db)
             return status, text
 
         # Saves come about once a second while it streams: within a few more seconds (a loaded

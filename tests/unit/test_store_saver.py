@@ -23,11 +23,14 @@ def saver(tmp_path: Path) -> TurnSaver:
 
 
 def stored_text(saver: TurnSaver) -> str:
-    """What another process reading the file would see right now."""
-    row = sqlite3.connect(saver.store.path).execute(
-        "SELECT text FROM messages WHERE id = ?", (saver.turn_id,)
-    )
-    return str(row.fetchone()[0])
+    """What another instance reading the file would see right now (a streaming answer's row
+    holds no text of its own: its saves are appended parts, put together when read)."""
+    other = Store.open(saver.store.path)
+    try:
+        [answer] = [m for m in other.load(1).messages if m.id == saver.turn_id]
+    finally:
+        other.close()
+    return answer.text
 
 
 def test_render_ticks_save_about_once_a_second(saver: TurnSaver) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import sqlite3
 from pathlib import Path
 
@@ -10,7 +11,8 @@ import pytest
 from app.store import Store, StoreError, db
 from app.store.schema import LATEST_VERSION, MIGRATIONS
 from app.store.search_index import NO_FTS5_WARNING
-from app.wire.turn import TurnStatus
+from app.wire.events import END_OF_STREAM, TextDelta
+from app.wire.turn import Turn, TurnStatus
 
 # The schema as the first release wrote it, spelled out here (not taken from app.store.schema) so
 # that an accidental edit of a released migration shows up as a failing test.
@@ -244,5 +246,70 @@ def test_the_parameters_column_migrates_and_keeps_a_conversations_values(tmp_pat
     store = Store.open(path)
     try:
         assert store.load(1).params == {}
+    finally:
+        store.close()
+
+
+V11_FILE = Path(__file__).resolve().parents[1] / "fixtures" / "history-v11.sqlite3.gz"
+
+
+def test_a_version_11_file_migrates_and_its_answers_read_as_before(tmp_path: Path) -> None:
+    """A copy of a history written by Triptych at schema version 11
+    (tests/fixtures/make_history_v11.py): everything reads as it did, the answer its killed
+    writer left streaming (its whole turn in its row, as version 11 saved it) is marked
+    interrupted with all it had, and the file then takes appended saves."""
+    path = tmp_path / "history.sqlite3"
+    path.write_bytes(gzip.decompress(V11_FILE.read_bytes()))
+    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == 11
+
+    store = Store.open(path)
+    try:
+        assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == (
+            LATEST_VERSION
+        )
+        assert store.recovered == [7]
+        chat = store.load(1)
+        assert (chat.system, chat.params) == ("be brief", {"temperature": 0.2})
+        prompt, done = chat.messages
+        assert prompt.text == "Where do emperor penguins winter?"
+        assert done.turn is not None
+        assert (done.turn.status, done.text) == (
+            TurnStatus.COMPLETE,
+            "On the Antarctic sea ice, all winter.",
+        )
+        assert done.turn.reasoning == "They breed on sea ice."
+        assert done.turn.calls[0].value == {"q": "emperor"}
+        assert done.turn.usage is not None
+        assert done.turn.usage.output_tokens == 20
+        assert (done.ttft_ms, done.duration_ms) == (120, 3400)
+        compare = store.load(2)
+        assert [(p.pane, p.provider) for p in compare.panes] == [(0, "p0"), (1, "p1")]
+        assert [m.text for m in compare.messages] == [
+            "Name a polar bird",
+            "The snowy owl.",
+            "The Arctic tern.",
+        ]
+        left = store.load(3).messages[1].turn
+        assert left is not None
+        assert left.status is TurnStatus.INTERRUPTED
+        assert (left.text, left.reasoning) == ("Once upon a time a penguin set out", "A tale")
+        assert left.calls[0].arguments == '{"scene": '
+        assert [s.id for s in store.search("penguin")] == [3, 1]
+        assert [s.id for s in store.search("tern")] == [2]
+
+        turn_id = store.start_turn(1, provider="p", model="m", api="chat")
+        turn = Turn()
+        for piece in ("Appended ", "after ", "the migration."):
+            turn.apply(TextDelta(piece))
+            assert store.save_turn(turn_id, turn)
+        other = Store.open(path)
+        assert other.load(1).messages[-1].text == "Appended after the migration."
+        other.close()
+        turn.apply(END_OF_STREAM)
+        turn.end()
+        assert store.save_turn(turn_id, turn, final=True)
+        assert [s.id for s in store.search("migration")] == [1]
+        parts = sqlite3.connect(path).execute("SELECT count(*) FROM message_parts").fetchone()
+        assert parts == (0,)
     finally:
         store.close()
