@@ -180,8 +180,7 @@ def _type_and_default(cls: type[Any] | None, key: str) -> tuple[str, str]:
         value = field.default
         default = "—" if value is None else f"`{_toml(value)}`"
     elif field.default_factory is not dataclasses.MISSING:
-        made = field.default_factory()
-        default = "—" if made in ({}, (), []) else "—"
+        default = "—"  # an empty table or list
     else:
         default = "required"
     return kind, default
