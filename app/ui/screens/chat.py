@@ -49,7 +49,7 @@ from app.wire.conversation import Conversation
 
 if TYPE_CHECKING:
     from app.store.export import ExportFormat
-    from app.ui.widgets.inspector import Inspector  # composed on the first F2 (issue 12)
+    from app.ui.widgets.inspector import Inspector  # composed on the first F2
     from app.wire.exchange import CapturedExchange
 
 HISTORY_KEY = "ctrl+o"
@@ -65,7 +65,7 @@ class ChatCommands(ScreenCommands):
     the palette, whichever screen it was opened over."""
 
     def commands(self) -> Sequence[Choice]:
-        # The dialogs these open load with the palette, not with the first frame (issue 12).
+        # The dialogs these open load with the palette, not with the first frame.
         from app.ui.screens.api_key import SetKeyRequested
         from app.ui.screens.parameters import params_summary
         from app.ui.screens.system_prompt import SystemPromptRequested
@@ -149,7 +149,7 @@ class ChatCommands(ScreenCommands):
             choices.append(
                 Choice("Edit the last prompt", chat.later("edit_last_prompt"), help_text)
             )
-        from app.display.code_blocks import code_blocks  # when the palette opens (issue 12)
+        from app.display.code_blocks import code_blocks  # when the palette opens
 
         for number, block in enumerate(code_blocks(chat.last_answer()), 1):
             choices.append(Choice(block.label(number), partial(chat.copy, block.code), "raw code"))
@@ -347,7 +347,7 @@ class ChatScreen(BranchKeys, ToolKeys, Screen[None]):
         self.post_message(self.ToggleReasoningRequested())
 
     def action_parameters(self) -> None:
-        from app.ui.screens.parameters import edit_parameters  # on the first F3 (issue 12)
+        from app.ui.screens.parameters import edit_parameters  # on the first F3
 
         edit_parameters(self.app, self.pane)
 
