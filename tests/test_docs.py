@@ -14,6 +14,8 @@ sys.path.insert(0, str(ROOT / "docs"))
 
 import gen_reference  # noqa: E402  (docs/ is not a package)
 
+from app import __version__  # noqa: E402
+
 REGENERATE = "run `python docs/gen_reference.py` and commit docs/reference/"
 
 
@@ -62,3 +64,16 @@ def test_every_option_the_parser_knows_is_in_the_manual() -> None:
     written = set(re.findall(r"--[a-z][a-z-]*", manual))
     missing = sorted(gen_reference.cli_options() - written)
     assert not missing, f"options missing from the manual: {missing}"
+
+
+def test_the_changelog_tops_with_the_version_triptych_reports() -> None:
+    changelog = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
+    versions = re.findall(r"^## \[(\d+\.\d+\.\d+)\]", changelog, flags=re.MULTILINE)
+    assert versions, "CHANGELOG.md has no `## [X.Y.Z] - DATE` section"
+    assert versions[0] == __version__, (
+        f"CHANGELOG.md's latest version is {versions[0]}, app.__version__ is {__version__}"
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "app", "--version"], cwd=ROOT, capture_output=True, text=True
+    )
+    assert done.stdout.strip() == f"triptych {versions[0]}", done.stdout + done.stderr
