@@ -65,8 +65,8 @@ class UsageError(Exception):
 
 def no_arguments() -> argparse.Namespace:
     """What `build_parser().parse_args([])` gives, without building the parser: plain
-    `triptych` starts the UI, and the parser's dozen subcommands cost its first frame ~3 ms
-    (issue 12), and argparse itself with gettext ~2 ms more. The same attributes on a plain
+    `triptych` starts the UI, and the parser's dozen subcommands cost its first frame ~3 ms,
+    and argparse itself with gettext ~2 ms more. The same attributes on a plain
     namespace; tests/unit/test_cli_no_arguments.py keeps the two equal."""
     args = SimpleNamespace(
         config=None,
@@ -425,7 +425,7 @@ def _import_run_tui() -> Callable[..., int]:
     """The UI's entry point. The cyclic collector is off from here to the first frame (the app
     turns it back on there, once it has frozen what start-up made): Textual's and the app's
     imports and the first screen are all objects that live for good, which a full collection
-    walked for ~30 ms of a first frame, and young ones for ~20 more (issue 12)."""
+    walked for ~30 ms of a first frame, and young ones for ~20 more."""
     gc.disable()
     try:
         from app.ui.app import run_tui

@@ -1,7 +1,7 @@
 """The command line's grammar: `triptych`'s flags and subcommands, as argparse reads them.
 
 Its own module so that plain `triptych` never builds it, nor imports argparse and gettext:
-app/cli.py stands in with `no_arguments()` (issue 12: the first frame).
+app/cli.py stands in with `no_arguments()` (the first frame).
 """
 
 from __future__ import annotations

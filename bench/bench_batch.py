@@ -16,7 +16,7 @@ format its path asks for: provider `a` speaks Chat Completions, `b` Messages, `c
    temporary data dir, measured the same way; CPU per answer is that CPU / answers. Its peak
    memory is the process's maximum resident set size (start-up included).
 
-Targets (issue 14): CPU per answer at most 1.5x ask's, peak memory under 150 MB. Not part of
+Targets: CPU per answer at most 1.5x ask's, peak memory under 150 MB. Not part of
 the test run.
 """
 

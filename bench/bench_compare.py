@@ -11,7 +11,7 @@
    and decoding alone cost per extra stream.
 2. Lag. Four panes (`--compare p1,p2,p3,p4`), each answer paced at 100 tokens/s. Target:
    event-loop lag under 50 ms at p95 and 500 ms at worst.
-3. Paced CPU (issue 14). The same 20,000-token answer paced at 200 tokens/s, to one pane and to
+3. Paced CPU. The same 20,000-token answer paced at 200 tokens/s, to one pane and to
    three panes at once (each at 200 tokens/s), in the same run: what the screen costs at a
    speed models stream at, rather than network and decoding at full speed. Target: three panes
    at most 2.5x the CPU of one, and every pane keeping real time: from a pane's last byte to

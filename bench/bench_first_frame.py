@@ -68,7 +68,7 @@ def compile_tree(tree: Path) -> None:
     """Byte-compile the checkout first, as an install does (pip compiles what it installs):
     a process started with PYTHONDONTWRITEBYTECODE=1 (this VM's shells) would otherwise compile
     every module of the app from source at each start, which the bare app, loading only
-    site-packages, never pays (issue 12: that alone was ~0.4 s of the gap)."""
+    site-packages, never pays (that alone was ~0.4 s of the gap)."""
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(tree / "app")], check=True)
 
 

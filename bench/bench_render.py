@@ -19,7 +19,8 @@ running in tmux, and then to two floors in the same kind of terminal:
   flushed, no app code. The reference: ratios `xplain` are the app's CPU over this one's.
 - `textual`: bench/textual_floor.py, a bare Textual app (Header, Textual's `Log`, Footer) fed
   by async httpx + `json.loads`, its buffer written to the Log every 0.25 s: what Textual itself
-  costs to show the same text at the slowest frame rate issue 12 allows. Ratios `xtextual`.
+  costs to show the same text at the slowest frame rate the app allows (4 a second).
+  Ratios `xtextual`.
 - `client`: the app's own `ProviderClient` and decoder printing each delta (heavier than the
   plain one: it is what the app pays before drawing anything). Ratios `xclient`.
 

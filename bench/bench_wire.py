@@ -1,4 +1,4 @@
-"""Wire benchmark (issue 13): what the inspector and the replay cost a long answer.
+"""Wire benchmark: what the inspector and the replay cost a long answer.
 
     python bench/bench_wire.py                      # about 5 minutes at 200 tok/s
     python bench/bench_wire.py --tokens 5000 --repeat 3

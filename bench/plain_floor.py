@@ -4,7 +4,7 @@
 
 No app code at all (not even its decoder): what any Python client streaming Chat Completions
 and printing each text delta as it arrives costs, the reference `bench_render.py` compares the
-app with (issue 12). It writes each delta to the terminal and flushes, then its CPU seconds,
+app with. It writes each delta to the terminal and flushes, then its CPU seconds,
 the time of its last write and its peak memory as JSON to OUT. Run by `bench_render.py` in the
 same kind of tmux terminal as the app; not part of the test run.
 """

@@ -5,7 +5,7 @@
 A Header, Textual's own `Log` widget (line API, scrolls without a layout, no wrapping, no
 Markdown) and a Footer; an async httpx stream read with `aiter_lines` and `json.loads`, its
 text deltas kept in a buffer that is written to the Log every PERIOD seconds (0.25: the slowest
-frame rate issue 12 allows). No app code. What it costs over `plain_floor.py` is what Textual
+frame rate the app allows). No app code. What it costs over `plain_floor.py` is what Textual
 itself costs to draw the same text at that rate; the app cannot go below it without drawing
 less often. When the stream ends it writes its CPU seconds, the time of its last write and its
 peak memory as JSON to OUT and exits. Run by `bench_render.py`; not part of the test run.

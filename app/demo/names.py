@@ -1,6 +1,6 @@
 """The demo providers, apart from the server: the CLI adds them to every config and the chat
 screen's welcome card asks `is_demo` at start-up, while the server (http.server, the samples,
-the frames) is only loaded when a demo answer is first asked for (issue 12)."""
+the frames) is only loaded when a demo answer is first asked for."""
 
 from __future__ import annotations
 

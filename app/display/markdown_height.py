@@ -64,7 +64,7 @@ _KINDS = {
 @lru_cache(maxsize=1)
 def rich_parser() -> MarkdownIt:
     """The parser `rich.markdown.Markdown` builds for every document (markdown-it loads with
-    the first answer, not on the app's start-up path: issue 12)."""
+    the first answer, not on the app's start-up path)."""
     from markdown_it import MarkdownIt
 
     return MarkdownIt().enable("strikethrough").enable("table")

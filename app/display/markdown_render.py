@@ -135,7 +135,7 @@ class MarkdownPainter:
         if not source.strip():
             return Painted([])
         # Rich's Markdown (with markdown-it and Pygments) loads with the first answer, not at
-        # start-up: the app's first frame draws none (issue 12).
+        # start-up: the app's first frame draws none.
         from app.display.rich_markdown import AnswerMarkdown
 
         options = self._console.options.update(width=max(1, width))

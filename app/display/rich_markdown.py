@@ -3,7 +3,7 @@ items numbered on across segments, tables and lists drawn at the widths of the w
 cut from, code blocks cropped (not wrapped) and tagged for scrolling across.
 
 Apart from app/display/markdown_render.py so that rich.markdown, markdown-it and Pygments are
-loaded with the first answer painted, not on the app's start-up path (issue 12).
+loaded with the first answer painted, not on the app's start-up path.
 """
 
 from __future__ import annotations

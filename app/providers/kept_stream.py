@@ -23,7 +23,7 @@ class KeptStreamError(ValueError):
 
 def pack(exchange: CapturedExchange) -> bytes:
     """The compressed recording of the exchange (and of one it replaced), compressed as its
-    lines are made: the whole text of a long answer's recording is never held (issue 12)."""
+    lines are made: the whole text of a long answer's recording is never held."""
     compressor = zlib.compressobj(6)
     packed = bytearray()
     for line in recording_lines(exchange):

@@ -205,7 +205,7 @@ def exchange_lines(exchange: CapturedExchange, number: int = 1) -> list[str]:
 
 def _exchange_lines(exchange: CapturedExchange, number: int) -> Iterator[str]:
     """`exchange_lines` one at a time: a long answer's recording is never all in memory at
-    once while it is compressed for the history (issue 12)."""
+    once while it is compressed for the history."""
     request = exchange.request
     head: dict[str, Any] = {
         "type": "request",

@@ -85,7 +85,7 @@ def create_config_hint(path: Path) -> str:
 def example_config() -> str:
     """config.example.toml: `app/` in an installed wheel (pyproject force-include), else the
     checkout's root (editable install), so `triptych config --example` works from both."""
-    from importlib import resources  # only here: not on every start (issue 12)
+    from importlib import resources  # only here: not on every start
 
     packaged = resources.files("app") / EXAMPLE_FILE_NAME
     if packaged.is_file():

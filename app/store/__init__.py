@@ -4,7 +4,7 @@ Pure core: no Textual or Rich here, so `triptych history` and `triptych export` 
 
 The names below are loaded when first asked for (PEP 562): importing `app.store.session` for
 the app's `History` does not load sqlite3, the schema and the rest of the store, which the
-first screen does not use (issue 12: start-up; the history opens after the first frame).
+first screen does not use (start-up; the history opens after the first frame).
 """
 
 from __future__ import annotations

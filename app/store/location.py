@@ -1,5 +1,5 @@
 """Where the history file lives: its own module so the app can name the file without loading
-sqlite3 and the store, which it opens after its first frame (issue 12)."""
+sqlite3 and the store, which it opens after its first frame."""
 
 from __future__ import annotations
 

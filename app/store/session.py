@@ -63,7 +63,7 @@ class History:
 
     `History.later(path)` opens the file on first use instead (its `store`): the app opens it
     right after its first frame, or sooner when a prompt or `--continue` needs it, so the
-    first screen does not wait for sqlite3 and the store (issue 12)."""
+    first screen does not wait for sqlite3 and the store."""
 
     def __init__(self, store: Store | None, problem: str | None = None) -> None:
         self._store = store

@@ -47,7 +47,7 @@ from app.ui.widgets.chat_pane import ChatPane, Connect
 from app.ui.widgets.prompt import PromptInput
 from app.ui.widgets.welcome import WelcomeFacts
 
-if TYPE_CHECKING:  # loaded when first used: the first frame needs neither (issue 12)
+if TYPE_CHECKING:  # loaded when first used: the first frame needs neither
     from app.headless.batch import BatchJob
     from app.headless.replay_plan import ReplayPlan
     from app.ui.flows import inspecting
@@ -111,7 +111,7 @@ class TriptychApp(ChatHost):
         textual_layout.install()
         textual_strips.install()
         textual_keys.install()  # Alt+1 is a key for the bindings, not `¡` typed in the prompt
-        self.history = History.later(history_file)  # opened after the first frame (issue 12)
+        self.history = History.later(history_file)  # opened after the first frame
         self.conversations = Conversations(self, self.history)
         self.continue_last = continue_last
         self.config = config
@@ -150,7 +150,7 @@ class TriptychApp(ChatHost):
         for theme in loaded.themes:
             self.register_theme(theme)
         # Before the stylesheet is first parsed: set in on_mount, the theme made Textual parse
-        # all the CSS again before the first frame (issue 12). See refresh_css.
+        # all the CSS again before the first frame. See refresh_css.
         self._styled = False
         self.theme = self._initial_theme()
         self._probe: LagProbe | None = None
@@ -166,7 +166,7 @@ class TriptychApp(ChatHost):
         """Before the app mounts, nothing is styled yet and the stylesheet's first parse is still
         to come: a theme set then needs only its variables in the stylesheet. Textual's refresh
         (which setting the theme queues) would re-parse every source read so far for nothing,
-        ~5-10 ms of the first frame (issue 12)."""
+        ~5-10 ms of the first frame."""
         if not self._styled:
             self.stylesheet.set_variables(self.get_css_variables())
             return
@@ -184,7 +184,7 @@ class TriptychApp(ChatHost):
 
     def action_show_keys(self) -> None:
         """The key sheet for the screen on top (F1 again, or Esc, closes it)."""
-        from app.ui.screens.keys import KeysScreen, key_groups  # when first asked for (issue 12)
+        from app.ui.screens.keys import KeysScreen, key_groups  # when first asked for
 
         screen = self.screen
         if isinstance(screen, KeysScreen):
@@ -218,7 +218,7 @@ class TriptychApp(ChatHost):
         self.theme_changed_signal.subscribe(self, self._theme_changed)
         # The theme was set in __init__, before anyone listened: remember it (and the config's
         # theme) as its change would have, after the first frame: a first start writes the state
-        # file then, with an fsync (issue 12). The theme as it is by then: the user may have
+        # file then, with an fsync. The theme as it is by then: the user may have
         # changed it already.
         self.call_after_refresh(self.remember)
         self._show_title()
@@ -339,7 +339,7 @@ class TriptychApp(ChatHost):
         current.update(changes)
         state = State(**current)
         if state == self.state and self.state_file.exists():
-            return  # e.g. each start: what the file holds already (issue 12: no write, no fsync)
+            return  # e.g. each start: what the file holds already (no write, no fsync)
         self.state = state
         with contextlib.suppress(OSError):
             save_state(self.state_file, self.state)

@@ -8,7 +8,7 @@ event-loop lag low with several panes (reference/textual.md, A2).
 The period adapts between a ceiling of 15 frames a second while drawing is cheap and a floor of
 5 (200 ms) while the process uses more than a fifth of a core, since every tick that changes the
 layout costs a whole-screen Textual reflow and a repaint, whose cost grows with the screen's
-size; the floor keeps the text moving (issue 12: a frame at least every 250 ms, bench/README.md).
+size; the floor keeps the text moving (a frame at least every 250 ms, bench/README.md).
 The final frame of a stream is drawn at once, not on the next tick.
 
 The clock also owns the garbage-collection policy. Python's automatic full (oldest-generation)
@@ -21,7 +21,7 @@ the collector's sight (`gc.freeze`), and so is what survives each of the clock's
 each one walks only what was made since the last, not every answer on screen again. Three panes
 of 20,000 tokens made that walk 450 ms long by their end (bench/bench_compare.py's probe), a
 stall every five seconds, and one just as the streams ended held their final frames past a
-second (issue 14). What was frozen and died since is freed by one full collection (unfrozen,
+second. What was frozen and died since is freed by one full collection (unfrozen,
 then frozen again) a second after the last stream ends, once the final frames are out (an
 answer too short for the clock's own collections needs only a young one then): Textual
 writes from a thread, which a collection would hold up. Frames make almost no cyclic garbage
@@ -31,7 +31,7 @@ Each of the clock's collections also empties the memo caches that Textual and Ri
 region or a line's text (`Region.intersection`, `union`, `grow`, … and Rich's `cached_cell_len`).
 A growing answer scrolls every region to new coordinates and every line is new text, so those
 entries are almost never asked for again, yet they fill to their bounds (4,096 each): 24,000
-entries, about 7 MB, 100 s into the 20,000-token answer, against the 80 MB target (issue 12).
+entries, about 7 MB, 100 s into the 20,000-token answer, against the 80 MB target.
 What a frame needs again is back in them by the next frame.
 """
 
@@ -51,7 +51,7 @@ NO_FULL_COLLECTIONS = 1_000_000_000  # gen-2 threshold while streaming
 FULL_COLLECTION_EVERY = 5.0  # seconds of streaming between the clock's own full collections
 IDLE_COLLECTION_DELAY = 1.0  # seconds after the last stream ends
 PERIOD = 1 / 15  # the ceiling: 15 frames a second is as fast as anyone reads
-MAX_PERIOD = 0.2  # the floor: text keeps moving at least 5 times a second (issue 12: 4)
+MAX_PERIOD = 0.2  # the floor: text keeps moving at least 5 times a second (target: 4)
 BUSY = 0.2  # share of one core above which the period is stretched
 IDLE = 0.1  # ... and below which it shrinks back
 

@@ -6,7 +6,7 @@ result is `[self]`, so the strip then refers to itself: a cycle that reference c
 frees, left for a full garbage collection. Textual's compositor divides every line it draws
 (`Compositor._render_chops`), and a line that one widget covers whole is cut only at its end:
 each line of every frame that replaced an older one was left to the collector, and when the render
-clock had frozen it (issue 14: app/ui/render_clock.py), it stayed until the stream ended.
+clock had frozen it (app/ui/render_clock.py), it stayed until the stream ended.
 Returning `[self]` without keeping it costs nothing: the answer is known without work.
 The same fix belongs upstream (textual/strip.py, `divide`, textual 8.2.8), with
 `crop_extend`, which does the same and which the app's own painting avoids

@@ -47,7 +47,7 @@ class LoadedThemes:
 def builtin_theme_dir() -> Traversable | Path | None:
     """`app/_themes` in an installed wheel, else the checkout's `themes/` (editable install).
     Folders on disk are looked at first: importlib.resources (and zipfile with it) is loaded
-    only for a package that is not one, e.g. zipped (issue 12: not on every start)."""
+    only for a package that is not one, e.g. zipped (not on every start)."""
     here = Path(__file__).resolve()
     for folder in (here.parents[1] / "_themes", here.parents[2] / "themes"):
         if folder.is_dir():

@@ -1,7 +1,7 @@
 """Bytes → SSE frames → per-format decoder → events → Turn. Pure: no I/O, no UI imports.
 
 The names below are loaded when first asked for (PEP 562): importing any `app.wire` module,
-for its `Api` say, does not load the engine and its three decoders (issue 12: start-up)."""
+for its `Api` say, does not load the engine and its three decoders (start-up)."""
 
 from __future__ import annotations
 

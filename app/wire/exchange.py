@@ -107,7 +107,7 @@ class WireReads(Sequence[WireRead]):
     """Every read of one answer, kept as columns: one buffer of bytes, their ends and times.
 
     A long answer arrives in tens of thousands of reads; as objects they were that many more for
-    every full garbage collection to walk while the answer streams (issue 12). A `WireRead` is
+    every full garbage collection to walk while the answer streams. A `WireRead` is
     made when one is asked for."""
 
     __slots__ = ("_at", "_buffer", "_ends")
@@ -174,7 +174,7 @@ class WireFrames(Sequence[WireFrame]):
 
     A frame's data is most often the very bytes of one `data:` line of the reads: then only
     where they are is kept, and the text is decoded from the reads again when asked for (the
-    frames' copy of the body was half of what the capture held; issue 12). Any other data (a
+    frames' copy of the body was half of what the capture held). Any other data (a
     multi-line `data:`, text that was not UTF-8, a redacted secret) is kept as it was given."""
 
     __slots__ = (

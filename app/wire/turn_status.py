@@ -1,5 +1,5 @@
 """A turn's status, apart from the turn: the first frame shows statuses but no turn, and the
-turn's module loads the whole event model (issue 12)."""
+turn's module loads the whole event model."""
 
 from __future__ import annotations
 

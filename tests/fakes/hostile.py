@@ -4,7 +4,7 @@ The fake provider (tests/fakes/provider.py) speaks correct HTTP; this one may no
 here is the whole byte string after the request — status line, headers, body — so a test can
 send a status line of garbage, a header of 60 KiB, chunking that lies, a gzip body that
 expands a thousandfold or a `br` body. `random_response` draws such answers from a seeded
-`random.Random`, bounded in size, for the server-side fuzzing of issue 17.
+`random.Random`, bounded in size, for server-side fuzzing.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """`ask --record` to a place that cannot be written: the answer is still printed, and stderr
-says the recording failed and why (issue 17 item 16). A real process, the offline demo."""
+says the recording failed and why. A real process, the offline demo."""
 
 from __future__ import annotations
 

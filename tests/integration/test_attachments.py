@@ -1,4 +1,4 @@
-"""Attachments (issue 15 item 3): `ask --attach PATH` sends images, PDFs and text files in each
+"""Attachments: `ask --attach PATH` sends images, PDFs and text files in each
 format's own shape (the exact JSON the fake server received); files are recognised by their
 bytes; limits come from the provider's settings; every bad file is a clear message, exit 2,
 nothing sent and a piped prompt left unread; the history keeps each content once and exports

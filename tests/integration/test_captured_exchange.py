@@ -1,4 +1,4 @@
-"""The data behind the inspector (issue 13): every answer's exchange is captured as it streams
+"""The data behind the inspector: every answer's exchange is captured as it streams
 (the redacted request, the response, every frame with its time and the events decoded from it,
 the raw reads), kept with the answer in the history, written as a recording, exported only with
 `--raw`. Streamed over loopback from the fake provider; bad input is kept as it came."""

@@ -1,5 +1,4 @@
-"""`triptych ask` against hostile servers over loopback (issue 17 items 10 and 17, and the
-server-side fuzzing of its "Done means").
+"""`triptych ask` against hostile servers over loopback, and fuzzed server-side.
 
 Work on any body is linear in its length: each pathological body is sent at two sizes in the
 same test and the CPU time of the larger may grow by the size ratio times a generous factor,
@@ -109,7 +108,7 @@ def ended(status: str) -> Callable[[str], None]:
     return check
 
 
-# -- item 10: linear work on any body --------------------------------------------------------
+# -- linear work on any body --------------------------------------------------------
 
 HTML_PATTERNS = [b"<", b"<script", b"<script>", b"<title>", b"<head ", b"<a ", b"</", b"<title"]
 
@@ -184,7 +183,7 @@ def test_a_body_of_whitespace_then_a_document_costs_linear_time(
     assert_linear(monkeypatch, make, ended("interrupted"))
 
 
-# -- item 17: compression Triptych cannot read, a Retry-After too long to show ------------------
+# -- compression Triptych cannot read, a Retry-After too long to show ------------------
 
 BROTLI_ISH = b"\x1b\x0f\x00\xf8\xa5\x40\xc2\xaa\x00" + bytes(range(40))
 

@@ -1,4 +1,4 @@
-"""The replay server (issue 13 item 4's loopback piece): a recording's bytes served again over
+"""The replay server: a recording's bytes served again over
 loopback at the recorded pace, X times faster, or at once, read by the same client and decoder
 as a live answer; an `ask --compare` recording's exchanges each by its own provider."""
 

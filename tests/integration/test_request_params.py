@@ -1,4 +1,4 @@
-"""Request parameters (issue 15 item 2): `ask --param KEY=VALUE` mapped to each format's own
+"""Request parameters: `ask --param KEY=VALUE` mapped to each format's own
 fields, as the exact JSON body the fake provider received; what was sent in `--json`, on the
 turn and in the history (and a file from before the `params` column); every bad value a clear
 message with exit status 2 and nothing sent."""

@@ -1,4 +1,4 @@
-"""Issue 17, keys that escape: every secret of a provider (the key, auth-like header values,
+"""Keys that escape: every secret of a provider (the key, auth-like header values,
 credentials in the base URL, secret-named params) stays out of everything the app writes or
 draws, whichever format streams and wherever a hostile server echoes it.
 
@@ -267,7 +267,7 @@ async def test_no_secret_reaches_the_screen_history_exports_or_the_models_list(
     assert leaks(str(failed.value)) == []
 
 
-# -- item 2: recordings ----------------------------------------------------------------------------
+# -- recordings ----------------------------------------------------------------------------
 
 
 async def test_a_recording_keeps_no_secret_of_the_url_headers_or_params(
@@ -307,7 +307,7 @@ def test_a_key_split_across_two_network_reads_is_not_recorded(tmp_path: Path) ->
     assert leaks(path.read_bytes()) == []
 
 
-# -- item 3: header credentials and userinfo -------------------------------------------------------
+# -- header credentials and userinfo -------------------------------------------------------
 
 
 async def test_a_header_credential_echoed_by_a_401_is_scrubbed(fake_provider: FakeProvider) -> None:
@@ -337,7 +337,7 @@ async def test_userinfo_in_the_url_does_not_replace_the_bearer_key(
     assert fake_provider.last_request().headers["authorization"].startswith("Basic ")
 
 
-# -- item 4: cut to length -------------------------------------------------------------------------
+# -- cut to length -------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("kind", ["html", "text"])
@@ -357,7 +357,7 @@ async def test_no_start_of_the_key_survives_a_cut_error_message(
         assert KEY[:4] not in turn.error.message.replace("[redacted]", ""), filler
 
 
-# -- item 5: plain ask prints what --json prints ---------------------------------------------------
+# -- plain ask prints what --json prints ---------------------------------------------------
 
 
 def test_plain_ask_prints_no_key_from_the_answer_or_reasoning(
@@ -376,7 +376,7 @@ def test_plain_ask_prints_no_key_from_the_answer_or_reasoning(
     assert "[redacted]" in err
 
 
-# -- item 6: a key pasted into api_key_env ---------------------------------------------------------
+# -- a key pasted into api_key_env ---------------------------------------------------------
 
 
 def test_a_key_in_api_key_env_is_never_printed_back(
@@ -426,7 +426,7 @@ def test_a_key_in_api_key_env_is_never_printed_back(
         assert "A1b2C3d4" not in text
 
 
-# -- item 1: odd configs and environments, and crash reports --------------------------------------
+# -- odd configs and environments, and crash reports --------------------------------------
 
 
 @pytest.mark.parametrize(

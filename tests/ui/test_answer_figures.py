@@ -1,4 +1,4 @@
-"""Figures and labels a user reads (issue 10, items 9 and 10): an estimate until the provider's
+"""Figures and labels a user reads: an estimate until the provider's
 final count arrives, no previous provider's figures under a new name, the same figures live and
 reopened, and every answer named by who wrote it."""
 

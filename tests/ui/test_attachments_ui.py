@@ -1,4 +1,4 @@
-"""Attachments in the app (issue 15 item 3, the screen's part): `@` and a path in the prompt
+"""Attachments in the app (the screen's part): `@` and a path in the prompt
 completes as you type (Textual's own suggestion: Right takes it) and is attached once the user
 moves on; the palette's "Attach file…" opens a path field Textual's suggester completes.
 Attached files show as chips under the prompt (pressing one removes it) and with the prompt in

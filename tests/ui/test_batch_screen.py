@@ -1,4 +1,4 @@
-"""The batch table (issue 14 item 3): `triptych batch … --ui` runs under a live table of prompts x
+"""The batch table: `triptych batch … --ui` runs under a live table of prompts x
 providers; a batch opened from the history is that table again (not a chat); Enter opens a
 prompt's answers side by side and Esc comes back; a blind batch is voted on prompt by prompt;
 Esc on a running table stops it. Over three fake providers on loopback with a history file."""

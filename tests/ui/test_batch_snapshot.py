@@ -1,4 +1,4 @@
-"""SVG snapshots of the batch table (issue 14 item 3): a run partway (answers complete, failed,
+"""SVG snapshots of the batch table: a run partway (answers complete, failed,
 asking, queued; priced) and a blind batch with one prompt voted on. The tables are built by hand,
 so every figure on screen is the test's. Update with `pytest --snapshot-update`."""
 

@@ -1,4 +1,4 @@
-"""`triptych batch … --ui` exits as `triptych batch` does (issue 14 item 3): 0 when every answer
+"""`triptych batch … --ui` exits as `triptych batch` does: 0 when every answer
 is complete, 1 otherwise, 130 when stopped. Through the CLI and the app's runner (`run_tui`),
 the app run headless with a pilot that waits for the run to end (or stops it), then quits."""
 

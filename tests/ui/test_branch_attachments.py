@@ -1,5 +1,5 @@
 """Editing an earlier prompt as a branch (`e`) gives back its files as chips, as Ctrl+L does
-for the last one (issue 15 items 1 and 3): one can be removed before the branch is sent, and
+for the last one: one can be removed before the branch is sent, and
 the branch goes out with the chips left (the exact JSON the fake server received); Esc, or
 sending, gives back the chips the draft had."""
 

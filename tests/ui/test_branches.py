@@ -1,4 +1,4 @@
-"""Branches in the chat (issue 15 item 1), over the fake provider with the history in a temp
+"""Branches in the chat, over the fake provider with the history in a temp
 dir: select a message with Alt+Up / Alt+Down or a click, `e` edits a prompt and `r` regenerates
 an answer as a sibling branch, `[` / `]` switch, the marker says `‹ 2/2 ›`, what is sent is the
 chosen path only, and a reopened conversation shows the chosen branch."""

@@ -1,4 +1,4 @@
-"""The cache-hit share beside the usage in the chat's status bar (issue 13 item 5)."""
+"""The cache-hit share beside the usage in the chat's status bar."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Code in a narrow pane scrolls across rather than wrapping mid-statement (issue 10 item 16):
+"""Code in a narrow pane scrolls across rather than wrapping mid-statement:
 a code line wider than the pane is one row, cut at the pane's edge with a mark that it goes on,
 and Shift+wheel over it (Textual's MouseScrollRight/Left) shows the rest. Prose still wraps."""
 

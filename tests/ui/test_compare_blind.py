@@ -1,4 +1,4 @@
-"""A blind comparison (issue 14 item 1) over three fake providers on loopback: the panes are
+"""A blind comparison over three fake providers on loopback: the panes are
 called A, B, C in a shuffled order, nothing on screen names a provider, model or price until the
 vote, the vote bar's keys vote, the vote is stored, and the next prompt reshuffles."""
 

@@ -1,4 +1,4 @@
-"""Blind comparison (issue 14 item 1): nothing on screen names a provider or model until the vote:
+"""Blind comparison: nothing on screen names a provider or model until the vote:
 every screen captured through a round is searched, while one pane streams, once a pane failed
 with an error naming its provider and model (and a code of its own) and another was cut off, with
 the footer, the keys sheet, the palette and the notices the refused keys give. After the vote the

@@ -1,4 +1,4 @@
-"""A blind comparison reopened from the history (issue 14 item 1): left before the vote, it comes
+"""A blind comparison reopened from the history: left before the vote, it comes
 back blind (letters, no name, the vote bar asking) and the vote is stored for its last answers;
 left after the vote, it comes back with the names and the vote that was given. Over three fake
 providers on loopback, the app started again with `--continue` on the same history file."""

@@ -1,4 +1,4 @@
-"""Branches in a comparison (issue 15 item 1: "each pane keeps its own branch"), over one fake
+"""Branches in a comparison ("each pane keeps its own branch"), over one fake
 server per pane with the history in a temp dir: with a pane selected, Alt+Up / Alt+Down select
 its messages, `e` edits a prompt and sends it in that pane only, `r` regenerates its answer,
 `[` / `]` switch its branches, the pane shows `‹ 2/2 ›`, each server receives its pane's own

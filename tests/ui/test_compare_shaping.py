@@ -1,4 +1,4 @@
-"""The comparison shapes its requests as the chat does (issue 15 items 2 and 3): the parameters
+"""The comparison shapes its requests as the chat does: the parameters
 panel (F3), "System prompt…" and attachments (`@path`, chips) apply to every pane, each in its
 own format's fields (the exact JSON each fake server received); a knob a pane's format lacks
 is said for that pane and the others still send it; the header names the system prompt; and a

@@ -1,4 +1,4 @@
-"""A comparison on a small terminal (issue 10 item 4): below the width side by side needs, the
+"""A comparison on a small terminal: below the width side by side needs, the
 selected pane shows whole under a row of tabs naming every pane and its state, and the ranking
 keeps to one line. Against three fake providers over loopback, one per format."""
 

@@ -1,4 +1,4 @@
-"""The wire in a comparison (issue 13): F2 opens the inspector beside the panes on the selected
+"""The wire in a comparison: F2 opens the inspector beside the panes on the selected
 pane's stream and follows the selection, while streaming and on a reopened comparison; F4 puts
 a timeline row under every pane's header on one shared time axis; a blind round keeps the wire
 shut. Real app, fake providers over loopback HTTP, a history file."""

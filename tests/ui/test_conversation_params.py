@@ -1,4 +1,4 @@
-"""The parameters panel's values are the conversation's (issue 15 item 2): stored with it,
+"""The parameters panel's values are the conversation's: stored with it,
 shown again and sent again when it is reopened, and a New chat starts from the provider's
 params (the exact JSON the fake server received each time)."""
 

@@ -1,4 +1,4 @@
-"""Copy says where the text went, never "Copied" when it went nowhere (issue 10 item 3).
+"""Copy says where the text went, never "Copied" when it went nowhere.
 
 Inside tmux ($TMUX set) the text is handed to tmux's paste buffer; a tmux of our own (its own
 socket) stands in for the user's. The real app in a real tmux is in test_tmux_e2e.py.

@@ -1,4 +1,4 @@
-"""The history opens after the first frame (issue 12: sqlite3 and the store are not loaded for
+"""The history opens after the first frame (sqlite3 and the store are not loaded for
 the first screen), or on its first use when that comes sooner: a prompt sent before it opened
 is stored like any other, and a damaged file still says so. Over the fake provider on loopback.
 """

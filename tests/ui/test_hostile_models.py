@@ -1,4 +1,4 @@
-"""What `GET /models` sends is untrusted text (issue 17 items 7 and 8): an error body with
+"""What `GET /models` sends is untrusted text: an error body with
 terminal escapes (OSC 52 writes the clipboard, OSC 0 retitles the window) or Rich markup, and
 model ids carrying either. They are shown literally and never reach the terminal raw; a model
 id with control characters is never picked, shown in the header or stored in state.toml.

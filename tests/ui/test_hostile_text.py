@@ -1,4 +1,4 @@
-"""The TUI against hostile servers (issue 17): text no UTF-8 writer accepts (item 9: a lone
+"""The TUI against hostile servers: text no UTF-8 writer accepts (a lone
 surrogate in a JSON string, a pair split across two deltas) reaches the screen mended, and
 random status lines, headers and bodies never crash the app (the server-side fuzzing)."""
 

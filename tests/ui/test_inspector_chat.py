@@ -139,7 +139,7 @@ async def test_an_answer_with_no_stream_says_so(
 async def test_the_inspector_is_composed_only_when_first_opened(
     fake_provider: FakeProvider, tmp_path: Path
 ) -> None:
-    """Issue 12: the first frame lays out no inspector (its widgets, hidden, were a third of the
+    """The first frame lays out no inspector (its widgets, hidden, were a third of the
     chat screen's); F2 then mounts it on the last answer's request, and later F2s hide and show
     that same one."""
     fake_provider.push(fake.stream(Api.CHAT))

@@ -1,5 +1,5 @@
 """What a frame of a streaming answer costs is bounded by the block still open, not by the live
-segment (issue 12): its settled blocks are rendered once and kept, and text that goes on in the
+segment: its settled blocks are rendered once and kept, and text that goes on in the
 last line is repainted without a layout. Counted in renders and layouts, never timed; the
 lines drawn are checked against rendering the whole."""
 
@@ -155,7 +155,7 @@ class Painted(App[None]):
 async def test_painting_lines_leaves_no_cycles_for_the_collector() -> None:
     """Every frame asks for every line again; what it makes must be freed as soon as it is
     dropped (by reference counts), not wait for a full collection. Textual's `crop_extend`
-    kept each strip in its own cache: a cycle per line painted (issue 12)."""
+    kept each strip in its own cache: a cycle per line painted."""
 
     app = Painted()
     async with app.run_test(size=(80, 40)) as pilot:

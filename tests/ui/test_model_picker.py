@@ -1,4 +1,4 @@
-"""Choosing a model (issue 10 item 13): the picker takes a typed model id that is not listed,
+"""Choosing a model: the picker takes a typed model id that is not listed,
 marks the current one, and works in a comparison (switch the selected pane's model, choose the
 model of a pane being added); the provider picker shows each provider's key status as
 `triptych providers` does. Against the fake provider over loopback."""

@@ -1,6 +1,6 @@
 """What the command palette offers on the chat, comparison and history screens, read from the
 palette's own option list with nothing typed: pinned before the palette's commands move onto
-each screen (issue 11), so the move changes no command."""
+each screen, so the move changes no command."""
 
 from __future__ import annotations
 
@@ -110,8 +110,8 @@ async def test_history_palette_offers_the_chat_commands_for_now(
     fake_provider: FakeProvider, tmp_path: Path
 ) -> None:
     """The history screen offers the chat's commands today (it has no commands of its own, so
-    the palette falls back to the chat's). This is pinned on purpose, not endorsed: issue 11
-    has still to decide what the history screen offers; change this list when it does."""
+    the palette falls back to the chat's). This is pinned on purpose, not endorsed: what
+    the history screen should offer is undecided; change this list when it is."""
     app = make_app(fake_config(fake_provider), tmp_path, history_file=tmp_path / "h.sqlite3")
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()

@@ -1,4 +1,4 @@
-"""The parameters panel (issue 15 item 2, the screen's part): F3 or the palette's
+"""The parameters panel (the screen's part): F3 or the palette's
 "Parameters…" opens a form of the knobs the chat's format takes; applied values go out with the
 next requests in the format's own fields (the exact JSON the fake server received), over the
 provider's params, and each answer's header says what it was sent with, reopened too. A bad

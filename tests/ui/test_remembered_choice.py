@@ -173,8 +173,8 @@ async def test_an_old_state_file_keeps_its_theme(tmp_path: Path) -> None:
 async def test_a_start_that_changes_nothing_does_not_write_the_state_again(
     tmp_path: Path,
 ) -> None:
-    """Issue 12: every start rewrote state.toml (a temp file, fsync, rename) before its first
-    frame, though it remembered what the file already held."""
+    """A start that changes nothing does not rewrite state.toml (a temp file, fsync, rename)
+    before its first frame: the file already holds what it would write."""
     await start(make_app(config(), tmp_path))
     path = tmp_path / "state.toml"
     first = path.stat()

@@ -1,4 +1,4 @@
-"""The render clock's pace (issue 12): never more than 15 frames a second, and however busy the
+"""The render clock's pace: never more than 15 frames a second, and however busy the
 process, never fewer than one every 250 ms while text arrives; full collections walk only what
 streaming made. Counted in periods and generations, never timed."""
 
@@ -41,7 +41,7 @@ async def test_what_lives_when_the_first_stream_starts_is_kept_out_of_full_colle
 
 
 async def test_what_survives_each_of_the_clocks_collections_is_kept_out_of_the_next() -> None:
-    """Each periodic collection walks only what was made since the last (issue 14: three long
+    """Each periodic collection walks only what was made since the last (three long
     answers made it a 450 ms stall every five seconds); the one after the last stream ends
     walks everything once, and leaves it frozen again."""
     from app.ui import render_clock
@@ -95,7 +95,7 @@ async def test_a_short_answer_leaves_the_start_up_heap_frozen() -> None:
 async def test_each_collection_empties_the_caches_keyed_on_positions_and_text() -> None:
     """A growing answer moves every region to new coordinates and every line is new text, so
     Textual's and Rich's memo caches of them fill to their bounds with entries never asked for
-    again (about 7 MB of the 80 MB target, issue 12); the clock's collections empty them."""
+    again (about 7 MB of the 80 MB target); the clock's collections empty them."""
     from rich.cells import cached_cell_len
     from textual.geometry import Region
 

@@ -1,5 +1,5 @@
 """Screens ask the app for what lies beyond them by posting messages declared on themselves
-(issue 11, "attributes down, messages up"): a comparison works inside any Textual app, which
+("attributes down, messages up"): a comparison works inside any Textual app, which
 hears what it asks for; and Ctrl+R on a comparison goes up, the app keeps the setting and hands
 it down to every pane, so its new turns follow."""
 

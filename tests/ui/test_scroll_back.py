@@ -1,4 +1,4 @@
-"""Scrolling back while an answer streams (issue 10 item 1).
+"""Scrolling back while an answer streams.
 
 Scrolling up — PageUp or the mouse wheel, on a short chat or a long one — holds the place while
 text keeps arriving, until the reader comes back: End, PageDown to the end, or a click on the

@@ -1,5 +1,5 @@
-"""The stylesheet is parsed once before the first frame, already in the theme the app starts in
-(issue 12): the theme is set before Textual has styled anything, so Textual's refresh of the CSS
+"""The stylesheet is parsed once before the first frame, already in the theme the app starts in:
+the theme is set before Textual has styled anything, so Textual's refresh of the CSS
 that setting it queues (a re-parse of every source) is not needed then; after mount, a change of
 theme re-styles the screen as before."""
 

@@ -1,4 +1,4 @@
-"""The cyclic collector is off while the UI starts and on again from its first frame (issue 12):
+"""The cyclic collector is off while the UI starts and on again from its first frame:
 what start-up makes (Textual, the app, the first screen) lives for good, and a full collection
 walking it cost a first frame ~30 ms. Checked in a fresh interpreter (the collector is the
 process's): through the CLI's own way into the UI, then the real app on the offline demo."""

@@ -1,4 +1,4 @@
-"""The first screen loads only what it draws (issue 12): the comparison, history and leaderboard
+"""The first screen loads only what it draws: the comparison, history and leaderboard
 screens, the HTTP client, the demo server, Markdown rendering and the headless commands wait
 until they are first used. Checked in a fresh interpreter that starts the real app on the
 offline demo (with a history), shows its first screen, then sends one prompt: the modules named

@@ -1,4 +1,4 @@
-"""At 80 columns the chat's status bar stays one line (issue 15): the cached count, the speed's
+"""At 80 columns the chat's status bar stays one line: the cached count, the speed's
 decimal and a normal `finish stop` give way before it wraps; a wider terminal shows them all."""
 
 from __future__ import annotations

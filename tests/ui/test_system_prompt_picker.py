@@ -1,4 +1,4 @@
-"""The system prompt picker (issue 15 item 2): the palette's "System prompt…" lists the
+"""The system prompt picker: the palette's "System prompt…" lists the
 `[prompts.NAME]` presets, none, and editing the text for this conversation; the header names
 the current one; each request then carries it in the format's own field (the exact JSON the
 fake server received); the history keeps it with the conversation, reopened too; a preset

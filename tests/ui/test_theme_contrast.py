@@ -1,5 +1,5 @@
 """Every shipped theme keeps all text at 4.5:1 contrast or more (WCAG AA), read from the cells
-actually drawn, and its scrollbar thumbs at 3:1 against their track (issue 10, item 15)."""
+actually drawn, and its scrollbar thumbs at 3:1 against their track."""
 
 from __future__ import annotations
 

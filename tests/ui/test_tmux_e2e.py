@@ -116,7 +116,7 @@ def text_rows(screen: str) -> list[str]:
 
 
 def test_page_up_holds_the_place_while_an_answer_streams(terminal: Terminal) -> None:
-    """Issue 10 item 1, in a real terminal: scrolled back mid-stream, the view stays put while
+    """In a real terminal: scrolled back mid-stream, the view stays put while
     the answer goes on (a marker says text arrived below) until End brings it back."""
     terminal.wait_for("Ask anything", "demo · demo")
     terminal.keys("long", "Enter")
@@ -144,7 +144,7 @@ def test_page_up_holds_the_place_while_an_answer_streams(terminal: Terminal) -> 
 
 
 def test_copy_code_block_puts_the_fence_content_in_tmux(terminal: Terminal) -> None:
-    """Issue 10 items 2 and 3: under tmux's default `set-clipboard external` the app's OSC 52
+    """Under tmux's default `set-clipboard external` the app's OSC 52
     is ignored, so the copy goes to tmux itself, indentation and all, and the notice says so."""
     terminal.tmux("set-option", "-g", "set-clipboard", "external")
     answer = "".join(sample_for("hello").answer.text)

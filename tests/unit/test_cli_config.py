@@ -1,5 +1,5 @@
-"""`triptych config [--example]` and the first-run pointer in `triptych providers` (issue 10
-item 7): a new user is told the exact file to create and where to start from."""
+"""`triptych config [--example]` and the first-run pointer in `triptych providers`: a new
+user is told the exact file to create and where to start from."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Plain `triptych` skips building the parser (issue 12: its first frame); what it stands in
+"""Plain `triptych` skips building the parser (its first frame); what it stands in
 for must stay what the parser gives."""
 
 from __future__ import annotations

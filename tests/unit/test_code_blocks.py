@@ -1,4 +1,4 @@
-"""Copying a code block copies exactly what the fence holds (issue 10 item 2)."""
+"""Copying a code block copies exactly what the fence holds."""
 
 from __future__ import annotations
 

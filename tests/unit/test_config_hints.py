@@ -1,4 +1,4 @@
-"""Hints in configuration problems (issue 10 item 14): a near-miss key or name gets "did you mean
+"""Hints in configuration problems: a near-miss key or name gets "did you mean
 NAME?", and an HTTP 404 names the URL that was called and what to check."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Hostile and odd config files (issue 17): each is one clear ConfigError naming file:line:key,
+"""Hostile and odd config files: each is one clear ConfigError naming file:line:key,
 never a traceback, a hang or a crash later when the first request is built."""
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ def error_of(path: Path) -> str:
     return str(caught.value)
 
 
-# ── item 13: structures and URLs that used to raise ────────────────────────────────────────────
+# ── structures and URLs that used to raise ────────────────────────────────────────────
 
 
 def test_deeply_nested_arrays_are_a_config_error(tmp_path: Path) -> None:
@@ -97,7 +97,7 @@ def test_ask_base_url_is_validated_before_any_request(
     assert "Traceback" not in err
 
 
-# ── item 17: numbers, encodings, special files, headers ────────────────────────────────────────
+# ── numbers, encodings, special files, headers ────────────────────────────────────────
 
 
 @pytest.mark.parametrize("value", ["nan", "inf", "+inf", "-inf", "-1", "0", "0.0"])

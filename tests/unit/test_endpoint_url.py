@@ -1,5 +1,5 @@
 """The endpoint goes into the base URL's path, before any query; a fragment is dropped
-(issue 17 item 14: `…/v1?api-version=1` became `…/v1?api-version=1/chat/completions`)."""
+(`…/v1?api-version=1` became `…/v1?api-version=1/chat/completions`)."""
 
 from __future__ import annotations
 

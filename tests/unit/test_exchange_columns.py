@@ -1,4 +1,4 @@
-"""A captured exchange keeps its reads and frames as columns (issue 12): what it gives back is
+"""A captured exchange keeps its reads and frames as columns: what it gives back is
 what went in, and a long answer leaves no per-frame objects for the garbage collector to walk."""
 
 from __future__ import annotations

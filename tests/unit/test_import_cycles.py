@@ -1,5 +1,5 @@
 """No import cycle among the modules of `app/`, counting every import the source holds: those
-inside functions and under `TYPE_CHECKING` too (issue 11). import-linter's contracts check the
+inside functions and under `TYPE_CHECKING` too. import-linter's contracts check the
 direction of imports between named layers; this checks every module against every other, so a
 circle hidden behind a deferred import (how the UI's circle ran before) fails here."""
 

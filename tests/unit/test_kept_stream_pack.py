@@ -1,5 +1,5 @@
 """Keeping an answer's stream with it (app/providers/kept_stream.py) costs memory in proportion
-to one line of its recording, not to the whole of it (issue 12: packing a 20,000-token answer
+to one line of its recording, not to the whole of it (packing a 20,000-token answer
 built its recording four times over, at the moment the answer ended)."""
 
 from __future__ import annotations

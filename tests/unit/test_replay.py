@@ -1,4 +1,4 @@
-"""`triptych replay` of damaged or foreign recordings (issue 17 item 13): one clear message naming
+"""`triptych replay` of damaged or foreign recordings: one clear message naming
 the file and line, exit 2, never a traceback; a newer format is named and refused."""
 
 from __future__ import annotations

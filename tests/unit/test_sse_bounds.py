@@ -1,4 +1,4 @@
-"""The SSE reader's work per read is bounded (issue 17 item 10): a huge read is taken in slices
+"""The SSE reader's work per read is bounded: a huge read is taken in slices
 with the same frames as any other split, and a run of bytes with no frame or comment at all
 ends the stream, deciding the same way however the network split it."""
 

@@ -1,4 +1,4 @@
-"""A model id is server data (issue 17 item 8): one with control characters (an escape
+"""A model id is server data: one with control characters (an escape
 sequence, a newline, a bidi override) is never written to state.toml, nor read back from one
 edited by hand; markup-looking brackets are just characters."""
 

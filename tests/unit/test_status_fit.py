@@ -1,5 +1,5 @@
-"""The chat's status line shortened to the bar's width, least useful pieces first (issue 15:
-at 80 columns `finish stop` wrapped onto a second line)."""
+"""The chat's status line shortened to the bar's width, least useful pieces first (at
+80 columns `finish stop` wrapped onto a second line)."""
 
 from __future__ import annotations
 

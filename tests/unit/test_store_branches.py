@@ -1,4 +1,4 @@
-"""Branches in the history (issue 15 item 1): a chat is a tree, the chosen path is what is
+"""Branches in the history: a chat is a tree, the chosen path is what is
 shown and exported, every branch is searchable, and an old file migrates into a tree."""
 
 from __future__ import annotations

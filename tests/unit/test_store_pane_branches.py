@@ -1,4 +1,4 @@
-"""A comparison's panes branch each on its own (issue 15 item 1): a shared prompt has a parent
+"""A comparison's panes branch each on its own: a shared prompt has a parent
 in every pane's tree, an edit or a regenerated answer lives in its pane's tree only, each pane
 reopens and exports its chosen path, and a comparison from before migration 10 keeps its flat
 order until a pane first branches."""

@@ -1,4 +1,4 @@
-"""Surrogates in JSON strings (issue 17 item 9): pairs split across deltas are joined, lone ones
+"""Surrogates in JSON strings: pairs split across deltas are joined, lone ones
 become U+FFFD, so no text the app holds can fail to encode as UTF-8 (the TUI, `ask`, history).
 
 Streams are built with the demo's frame writer and placeholders, then the placeholders become

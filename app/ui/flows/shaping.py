@@ -70,7 +70,7 @@ def _unknown_preset(app: ChatHost, text: str) -> Choice | None:
 
 
 def edit_system_prompt(app: ChatHost) -> None:
-    from app.ui.screens.system_prompt import SystemPromptEditor  # when first edited (issue 12)
+    from app.ui.screens.system_prompt import SystemPromptEditor  # when first edited
 
     system = _system_now(app)
     label = system_label(app.config, system)

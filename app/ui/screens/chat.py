@@ -50,7 +50,7 @@ from app.wire.conversation import Conversation
 
 if TYPE_CHECKING:
     from app.store.export import ExportFormat
-    from app.ui.widgets.inspector import Inspector  # composed on the first F2 (issue 12)
+    from app.ui.widgets.inspector import Inspector  # composed on the first F2
     from app.wire.exchange import CapturedExchange
 
 HISTORY_KEY = "ctrl+o"
@@ -66,7 +66,7 @@ class ChatCommands(ScreenCommands):
     the palette, whichever screen it was opened over."""
 
     def commands(self) -> Sequence[Choice]:
-        # The dialogs these open load with the palette, not with the first frame (issue 12).
+        # The dialogs these open load with the palette, not with the first frame.
         from app.ui.screens.api_key import SetKeyRequested
         from app.ui.screens.parameters import params_summary
         from app.ui.screens.system_prompt import SystemPromptRequested
@@ -354,7 +354,7 @@ class ChatScreen(FindKeys, BranchKeys, ToolKeys, Screen[None]):
         self.post_message(self.ToggleReasoningRequested())
 
     def action_parameters(self) -> None:
-        from app.ui.screens.parameters import edit_parameters  # on the first F3 (issue 12)
+        from app.ui.screens.parameters import edit_parameters  # on the first F3
 
         edit_parameters(self.app, self.pane)
 

@@ -6,7 +6,7 @@ only the last one, and a new segment is started at safe points (see app/display/
 A sealed segment more than half a screen away from the viewport is replaced by a placeholder and
 rebuilt from its source when it comes back near. Neighbouring sleepers share one placeholder (a
 run), so what stays in memory and in every layout depends on the screen, not on the length of
-the conversation: each frame's layout walks every widget of the answer (issue 12).
+the conversation: each frame's layout walks every widget of the answer.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ from app.display.turn_watch import TurnWatch
 from app.ui.widgets.tool_call import ToolCallCard
 from app.wire.turn_status import TurnStatus
 
-if TYPE_CHECKING:  # loaded with the first answer: the first frame draws none (issue 12)
+if TYPE_CHECKING:  # loaded with the first answer: the first frame draws none
     from app.ui.widgets.answer import AnswerView
     from app.ui.widgets.reasoning import ReasoningPane
     from app.wire.turn import Turn

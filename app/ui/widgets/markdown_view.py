@@ -212,7 +212,7 @@ def fitted(line: Strip, width: int, style: Style | None) -> Strip:
     """`line.crop_extend(0, width, style)` without its cache: Textual's `crop_extend` keeps
     its result in the strip's own cache even when that result is the strip itself, a cycle
     that only a full collection frees. Every line painted went through it, so each frame left
-    a screen of strips, their seven caches and their segments for the collector (issue 12)."""
+    a screen of strips, their seven caches and their segments for the collector."""
     if line.cell_length == width:
         return line
     if line.cell_length < width:
@@ -317,7 +317,7 @@ class StreamedMarkdown(Widget):
         app/ui/widgets/answer.py). Removed, it is garbage; but a widget the render clock froze
         is freed only by the sweep after the last stream (app/ui/render_clock.py), and its
         lines, their strips and Textual's cache of them would wait with it: in a 20,000-token
-        answer, segments put to sleep were most of what its memory grew by (issue 12)."""
+        answer, segments put to sleep were most of what its memory grew by."""
         self._lines = []
         self._code.clear()
         self._painted.clear()
