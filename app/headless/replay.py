@@ -117,7 +117,9 @@ def replay(
             continue
         if turn.text:
             stdout.write(clean(turn.text) + ("" if turn.text.endswith("\n") else "\n"))
-        ended = exchange.pieces[-1][0] if exchange.pieces else 0.0
+        ended: float | None = exchange.pieces[-1][0] if exchange.pieces else 0.0
+        if exchange.response_t is None and exchange.end_t is None:  # a raw body: no times
+            ended = None
         print(clean(summary_line(provider, turn, Timing(0.0, None, ended))), file=stderr)
     return 0 if all_complete else 1
 
