@@ -121,6 +121,7 @@ class TriptychApp(ChatHost):
         self.blind = blind
         self.batch = batch  # `triptych batch … --ui`: run under its table once the app is up
         self.batch_status: int | None = None  # how that run ended: the app's exit status
+        self.saved_recordings: dict[str, Path] = {}  # what `s` in the inspector wrote, by digest
         self.start = start_choice(config, provider, model, self.state)
         self.tools = ToolSession(config)
         self._last_used = self.start.last_used  # shown in the header until the user switches
