@@ -185,7 +185,6 @@ class FrameList(ScrollView, can_focus=True):
         changed = row != self.cursor
         self.cursor = row
         self.keep_in_view()
-        self.call_after_refresh(self.keep_in_view)  # once the new rows are laid out too
         self.refresh()
         selected = self.selected
         if changed and tell and selected is not None:
@@ -197,7 +196,6 @@ class FrameList(ScrollView, can_focus=True):
             self.scroll_to_region(Region(0, self.cursor, 1, 1), animate=False, force=True)
 
     def on_resize(self) -> None:
-        self.virtual_size = Size(self.scrollable_content_region.width, len(self.rows))
         self.keep_in_view()
 
     # -- drawing --------------------------------------------------------------------------------
