@@ -21,7 +21,6 @@ key in the URL) are redacted before anything is kept, wherever they appear.
 from __future__ import annotations
 
 import base64
-import binascii
 import json
 import math
 import re
@@ -168,12 +167,13 @@ class HarStream:
     method: str
     url: str  # redacted
     status: int | None
-    body: bytes | None  # None: the browser did not keep it
+    body: bytes | None  # None: the browser did not keep it (or `problem` says why not)
     secrets: tuple[str, ...] = field(default=())
+    problem: str = ""  # why its body cannot be read (said when it is the one chosen)
 
     def line(self) -> str:
         """How `replay` lists it: number, request, status, what was kept."""
-        kept = "no body kept" if self.body is None else size_text(len(self.body))
+        kept = self.problem or ("no body kept" if self.body is None else size_text(len(self.body)))
         url = cut(visible(self.url), 100)
         return f"{self.number:>3}  {visible(self.method)} {url}  {self.status or '?'}  {kept}"
 
@@ -220,22 +220,29 @@ def har_streams(data: bytes, name: str) -> list[HarStream]:
             continue
         request = _object(entry.get("request"))
         secrets = _request_secrets(request)
-        number = len(streams) + 1
+        problem = ""
+        try:
+            body = _content(content, secrets)
+        except ValueError:  # binascii.Error: its base64 is damaged
+            body, problem = None, "its base64 body does not decode"
         streams.append(
             HarStream(
-                number=number,
+                number=len(streams) + 1,
                 entry=entry,
                 method=_string(request.get("method")) or "?",
                 url=redact_url(_string(request.get("url")), secrets),
                 status=_status(response.get("status")),
-                body=_content(content, name, number, secrets),
+                body=body,
                 secrets=secrets,
+                problem=problem,
             )
         )
     return streams
 
 
 def _har_exchange(stream: HarStream, name: str, api: Api | None) -> Exchange:
+    if stream.problem:
+        raise RecordingError(f"{name}: streamed response {stream.number}: {stream.problem}")
     if stream.body is None:
         raise RecordingError(
             f"{name}: streamed response {stream.number} has no body in the HAR (the browser "
@@ -310,19 +317,13 @@ def _request_body(request: Mapping[str, Any], secrets: tuple[str, ...]) -> Any:
         return scrub(text, secrets)
 
 
-def _content(
-    content: Mapping[str, Any], name: str, number: int, secrets: Iterable[str]
-) -> bytes | None:
+def _content(content: Mapping[str, Any], secrets: Iterable[str]) -> bytes | None:
+    """The response body as it came (redacted); ValueError when its base64 does not decode."""
     text = content.get("text")
     if not isinstance(text, str):
         return None
     if _string(content.get("encoding")).lower() == "base64":
-        try:
-            raw = base64.b64decode(text)
-        except (binascii.Error, ValueError):
-            raise RecordingError(
-                f"{name}: streamed response {number}: its base64 body does not decode"
-            ) from None
+        raw = base64.b64decode("".join(text.split()), validate=True)  # binascii.Error: ValueError
     else:
         raw = text.encode("utf-8", "surrogatepass")
     redactor = Redactor(byte_forms(secrets), REDACTED.encode(), fragments=FRAGMENT)

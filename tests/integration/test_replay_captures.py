@@ -427,3 +427,24 @@ def test_each_real_capture_replays_as_ask_json_reads_it_live(
     assert answer["api"] == api.value  # told from its frames
     served = live(capsys, api, path.read_bytes(), answer["model"])
     assert without_aside(answer) == without_aside(served)
+
+
+def test_a_damaged_har_entry_is_said_only_when_it_is_the_one_chosen(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    damaged = har_entry("https://x.test/v1/messages", "text/event-stream", "ignored")
+    damaged["response"]["content"].update(text="@@@", encoding="base64")
+    good = har_entry(
+        "https://x.test/v1/messages", "text/event-stream", body_of(Api.MESSAGES).decode()
+    )
+    path = tmp_path / "two.har"
+    path.write_text(har(damaged, good), encoding="utf-8")
+    code, out, _ = run(capsys, "replay", str(path))
+    assert code == 2
+    assert out.splitlines()[0].endswith("its base64 body does not decode")
+    assert replayed(capsys, path, "--entry", "2")["text"] == "Hello, world."
+    code, _, err = run(capsys, "replay", str(path), "--entry", "1")
+    assert code == 2
+    assert err == (
+        f"triptych: cannot replay {path}: streamed response 1: its base64 body does not decode\n"
+    )
