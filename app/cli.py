@@ -10,7 +10,7 @@
     triptych providers | config [--example] | history
     triptych export ID [--format md|json] [--raw] [--all-branches]
     triptych tools [--json]
-    triptych replay FILE
+    triptych replay FILE [--api API] [--entry N] [--json] [--ui [--speed X]]
     triptych serve [--host 127.0.0.1] [--port 8000] [--public-url URL] [--token T]
     triptych leaderboard [--json] [--since DATE] [--tag TAG]
     triptych batch FILE --compare A,B[,...] [--concurrency N] [--repeat K] [--system TEXT]
@@ -124,16 +124,25 @@ def _parse(given: list[str]) -> argparse.Namespace:
 def _replay_ui(args: argparse.Namespace, stderr: TextIO) -> int:
     """`replay FILE --ui`: serve the recording on loopback and open the app on it."""
     from app.demo.replay_server import ReplayServer, parse_speed
+    from app.display.sanitize import clean
     from app.headless.replay import open_recording
     from app.headless.replay_plan import replay_plan
+    from app.providers.captures import EntryChoice
     from app.providers.record import RecordingError
 
+    if args.json:
+        raise UsageError("--json goes without --ui (it prints what replay decodes)")
     try:
         speed = parse_speed(args.speed)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     try:
-        exchanges = open_recording(args.file)
+        api = Api(args.api) if args.api else None
+        exchanges = open_recording(args.file, api=api, entry=args.entry)
+    except EntryChoice as exc:
+        sys.stdout.write("".join(clean(line) + "\n" for line in exc.listing))
+        print(f"triptych: {clean(str(exc))}", file=stderr)
+        return EXIT_USAGE
     except RecordingError as exc:
         say(stderr, f"cannot replay {exc}")
         return EXIT_USAGE
@@ -209,7 +218,8 @@ def _dispatch(
             raise UsageError("--speed goes with --ui (replay without --ui prints at once)")
         from app.headless.replay import replay
 
-        return replay(args.file, stdout, stderr)
+        api = Api(args.api) if args.api else None
+        return replay(args.file, stdout, stderr, api=api, entry=args.entry, as_json=args.json)
     if command == "config":
         return _config(args, environ, stdout)
     if command == "serve":

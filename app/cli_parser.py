@@ -97,8 +97,21 @@ def build_parser() -> argparse.ArgumentParser:
         "--token", metavar="T", help="the token to require (default: a new random one each start)"
     )
     _config_flag(serve)
-    replay = commands.add_parser("replay", help="decode a file written by `ask --record`")
+    replay = commands.add_parser(
+        "replay",
+        help="decode a recording (`ask --record`), a raw SSE body (curl -N) or a HAR file",
+    )
     replay.add_argument("file", type=Path, metavar="FILE")
+    replay.add_argument(
+        "--api", choices=API_NAMES, help="the capture's format (else told from its frames)"
+    )
+    replay.add_argument(
+        "--entry",
+        type=_entry,
+        metavar="N",
+        help="a HAR file's Nth streamed response (listed when there are several)",
+    )
+    replay.add_argument("--json", action="store_true", help="print the `ask --json` object")
     replay.add_argument(
         "--ui", action="store_true", help="stream it into the app again, with the inspector open"
     )
@@ -148,6 +161,16 @@ def _batch_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser])
         "--ui", action="store_true", help="in the app: a live table; Enter opens a prompt"
     )
     _config_flag(batch)
+
+
+def _entry(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a number from 1, not {text!r}")
+    return value
 
 
 def _config_flag(parser: argparse.ArgumentParser) -> None:

@@ -8,14 +8,32 @@ nothing a server sends can move the cursor, and a line is cut to the width befor
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from app.display.sanitize import HIDDEN
+from app.wire.events import (
+    EndOfStream,
+    Event,
+    Finish,
+    Keepalive,
+    ReasoningDelta,
+    ReasoningSignature,
+    ServerToolUse,
+    Sources,
+    StreamError,
+    TextDelta,
+    ToolCallArgsDelta,
+    ToolCallEnd,
+    ToolCallStart,
+    Usage,
+)
 
 BIG = 64 * 1024  # characters of data past which a one-line view does not parse the frame
 GAP = 1.0  # seconds of silence the frame list marks between two frames
 _NAMED = {0x09: "\\t", 0x0A: "\\n", 0x0D: "\\r", 0x5C: "\\\\"}
 _ELLIPSIS = "…"
+_LABEL_ROOM = 18  # a row's label keeps this much before the event name gives way
 
 
 def escaped_bytes(data: bytes) -> str:
@@ -91,7 +109,8 @@ def pretty(data: str) -> str:
     parsed = _json(data)
     if parsed is None:
         return "\n".join(visible(line) for line in data.split("\n"))
-    return "\n".join(visible(line) for line in json.dumps(parsed, indent=2).split("\n"))
+    indented = json.dumps(parsed, indent=2, ensure_ascii=False)  # `é` as sent, not `\u00e9`
+    return "\n".join(visible(line) for line in indented.split("\n"))
 
 
 def _json(data: str) -> Any | None:
@@ -126,15 +145,93 @@ def event_name(event: str | None) -> str:
     return visible(event) if event else "message"
 
 
-def frame_line(at_ms: float, event: str | None, data: str, size: int, width: int) -> str:
-    """One frame as the list shows it: `  1234 ms  event  {"compact":…}  312 B`, cut to width
-    (the data gives way first; the size stays)."""
-    head = f"{round(at_ms):>7} ms  {event_name(event):<24.24}  "
+def frame_label(
+    events: Sequence[Event], data: str, tools: Mapping[int, str], limit: int = 400
+) -> str:
+    """What a frame decoded to, as its row says it: `text "amet, "`, `reasoning "…"`,
+    `tool lookup args +4 B`, `usage 12/105`, `finish stop`, `keepalive`, `error …`, joined
+    with ` · `; a frame that decoded to nothing shows its data (compact). `tools` names the
+    tool calls by index (an arguments delta carries only the index). At most about `limit`
+    characters of any text are looked at, so a 16 MiB delta costs what a line costs."""
+    if not events:
+        return compact(data, limit)
+    return " · ".join(_event_label(event, tools, limit) for event in events)
+
+
+def _event_label(event: Event, tools: Mapping[int, str], limit: int) -> str:
+    if isinstance(event, TextDelta):
+        return f"text {_quoted(event.text, limit)}"
+    if isinstance(event, ReasoningDelta):
+        return f"reasoning {_quoted(event.text, limit)}"
+    if isinstance(event, ToolCallStart):
+        return f"tool {visible(event.name[:limit])} start {visible(event.id[:limit])}".rstrip()
+    if isinstance(event, ToolCallArgsDelta):
+        name = tools.get(event.index, f"#{event.index}")
+        return f"tool {visible(name[:limit])} args +{_utf8_size(event.fragment)}"
+    if isinstance(event, ToolCallEnd):
+        return f"tool {visible(tools.get(event.index, f'#{event.index}')[:limit])} end"
+    if isinstance(event, Usage):
+        return f"usage {_count(event.input_tokens)}/{_count(event.output_tokens)}"
+    if isinstance(event, Finish):
+        detail = f" ({visible(event.detail[:limit])})" if event.detail else ""
+        return f"finish {visible(event.reason[:limit])}{detail}"
+    if isinstance(event, StreamError):
+        code = f"{visible(event.code[:limit])}: " if event.code else ""
+        return f"error {code}{visible(event.message[:limit])}"
+    if isinstance(event, Keepalive):
+        return "keepalive"
+    if isinstance(event, EndOfStream):
+        return "end of stream"
+    if isinstance(event, ServerToolUse):
+        return f"server tool {visible(event.name[:limit])}"
+    if isinstance(event, Sources):
+        return f"sources {len(event.items)}"
+    if isinstance(event, ReasoningSignature):
+        return f"reasoning signature {_utf8_size(event.signature)}"
+    return f"redacted reasoning {_utf8_size(event.data)}"
+
+
+def _quoted(text: str, limit: int) -> str:
+    """A delta's text in double quotes, escaped as JSON writes it (`\\n`, `\\"`), every other
+    control character visible; cut to `limit` characters (an ellipsis inside the quotes)."""
+    shown = json.dumps(text[:limit], ensure_ascii=False)
+    if len(text) > limit:
+        shown = shown[:-1] + _ELLIPSIS + '"'
+    return visible(shown)
+
+
+def _utf8_size(text: str) -> str:
+    return size_text(len(text.encode("utf-8", "surrogatepass")))
+
+
+def _count(value: int | None) -> str:
+    return "?" if value is None else str(value)
+
+
+def frame_line(
+    at_ms: float, event: str | None, label: str, size: int, width: int, name_width: int = 24
+) -> str:
+    """One frame as the list shows it: `  1234 ms  event  text "amet, "  312 B`, cut to width.
+    The event name gives way first (its end kept), then the label, then the time; the size
+    always stays, right-aligned. `label` is one line, already made visible."""
     tail = f"  {size_text(size)}"
+    if width <= len(tail):
+        return size_text(size)[-width:].rjust(width) if width > 0 else ""
+    clock = f"{round(at_ms):>7} ms  "
+    room = width - len(tail) - len(clock)
+    if room < 4:  # too narrow for the time: the size, and what fits of the label
+        return cut(label, width - len(tail)).ljust(width - len(tail)) + tail
+    column = min(name_width, room - _LABEL_ROOM - 2)
+    if column < 4:  # too narrow for a name beside the label: the label says more
+        return clock + cut(label, room).ljust(room) + tail
+    name = event_name(event)
+    if len(name) > column:  # the end tells Responses' names apart (`…summary_text.delta`)
+        name = _ELLIPSIS + name[len(name) - column + 1 :]
+    head = clock + name.ljust(column) + "  "
     room = width - len(head) - len(tail)
-    if room < 8:
-        return cut(head + compact(data, width), width)
-    return head + cut(compact(data, room + 1), room).ljust(room) + tail
+    if room < 1:
+        return (head[: width - len(tail)]).ljust(width - len(tail)) + tail
+    return head + cut(label, room).ljust(room) + tail
 
 
 def gap_line(seconds: float, width: int) -> str:
@@ -148,6 +245,7 @@ __all__ = [
     "cut",
     "escaped_bytes",
     "event_name",
+    "frame_label",
     "frame_line",
     "gap_line",
     "pretty",

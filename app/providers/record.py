@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from app.settings.redaction import Redactor, redact_url, scrub_json, secret_name
+from app.wire.api import Api
 
 if TYPE_CHECKING:
     from app.wire.exchange import CapturedExchange
@@ -277,6 +278,7 @@ class Exchange:
     response_t: float | None = None  # seconds after the request: the status arrived
     end_t: float | None = None
     cut_bytes: int = 0  # body bytes not kept (past a stored answer's limit)
+    api: Api | None = None  # the format, when the URL does not say it (a capture made elsewhere)
 
     @property
     def body(self) -> bytes:

@@ -127,6 +127,7 @@ class TriptychApp(ChatHost):
         self.blind = blind
         self.batch = batch  # `triptych batch … --ui`: run under its table once the app is up
         self.batch_status: int | None = None  # how that run ended: the app's exit status
+        self.saved_recordings: dict[str, Path] = {}  # what `s` in the inspector wrote, by digest
         self.start = start_choice(config, provider, model, self.state)
         self.local_probe = local_probe if local_probe is not None else _probe_local_servers
         self.tools = ToolSession(config)

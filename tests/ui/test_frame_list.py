@@ -4,12 +4,13 @@ the screen what it selected, a filter, and only the visible lines drawn (a milli
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import overload
 
 from textual.app import App, ComposeResult
 
 from app.ui.widgets.frame_list import FrameList
+from app.wire.events import Event, Keepalive, TextDelta
 
 
 @dataclass(frozen=True, slots=True)
@@ -18,10 +19,11 @@ class Frame:
     event: str | None
     data: str
     size: int
+    events: tuple[Event, ...] = field(default=())
 
 
-def frame(at: float, event: str | None, data: str) -> Frame:
-    return Frame(at * 1000, event, data, len(data.encode()))
+def frame(at: float, event: str | None, data: str, *events: Event) -> Frame:
+    return Frame(at * 1000, event, data, len(data.encode()), events)
 
 
 class Counting(Sequence[Frame]):
@@ -63,9 +65,14 @@ def screen_lines(widget: FrameList) -> list[str]:
 
 STREAM = [
     frame(0.120, "message_start", '{"type": "message_start"}'),
-    frame(0.130, None, " keepalive"),
-    frame(0.200, "content_block_delta", '{"delta": {"text": "[bold]Hi\\u001b[2J"}}'),
-    frame(2.700, "content_block_delta", '{"delta": {"text": " there"}}'),
+    frame(0.130, None, " keepalive", Keepalive()),
+    frame(
+        0.200,
+        "content_block_delta",
+        '{"delta": {"text": "[bold]Hi\\u001b[2J"}}',
+        TextDelta("[bold]Hi\x1b[2J"),
+    ),
+    frame(2.700, "content_block_delta", '{"delta": {"text": " there"}}', TextDelta(" there")),
     frame(2.800, "message_stop", '{"type": "message_stop"}'),
 ]
 
@@ -79,11 +86,11 @@ async def test_frames_show_as_they_arrived_with_the_silence_marked() -> None:
         frames.show(STREAM)  # a new list: the exchange grew (as the client's frames do)
         await pilot.pause()
         lines = screen_lines(frames)
-        assert lines[0].startswith("    120 ms  message_start")
-        assert lines[1].startswith("    130 ms  :  ")  # a comment line
-        assert "keepalive" in lines[1]
+        assert lines[0].startswith("    120 ms  message_start        {")  # nothing decoded
+        assert lines[1].startswith("    130 ms  :                    keepalive")  # a comment
         assert lines[1].endswith("10 B")
-        assert '"text":"[bold]Hi\\u001b[2J"' in lines[2]  # literal, as the server sent it
+        # what it decoded to, quoted, its escape shown (never drawn)
+        assert lines[2].startswith('    200 ms  content_block_delta  text "[bold]Hi\\u001b[2J"')
         assert "2.5 s silent" in lines[3]
         assert lines[4].startswith("   2700 ms  content_block_delta")
         assert frames.selected == 4  # the cursor rides on the newest frame

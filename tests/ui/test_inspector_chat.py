@@ -68,6 +68,13 @@ async def test_f2_opens_the_wire_of_the_streaming_answer_and_keeps_up(
         saved = list((tmp_path / "recordings").glob("triptych-fake-*.jsonl"))
         assert len(saved) == 1
         assert "content_block_delta" in saved[0].read_text()
+        notices = [n.message for n in app._notifications]
+        assert f"Saved the exchange to {saved[0]}" in notices[-1]  # says where
+        await pilot.press("s")  # the same exchange again: not a second identical file
+        await pilot.pause()
+        assert list((tmp_path / "recordings").glob("*.jsonl")) == saved
+        notices = [n.message for n in app._notifications]
+        assert notices[-1] == f"Already saved to {saved[0]} (the same exchange): not written again."
         await pilot.press("f2")
         assert not inspector.display
         assert app.focused is app.screen.query_one("#prompt")

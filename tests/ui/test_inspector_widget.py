@@ -115,7 +115,8 @@ async def test_the_exchange_is_shown_literally_and_frames_open_whole() -> None:
         assert "event: content_block_delta\\r\\ndata: " in raw
         await pilot.press("c")
         await pilot.pause()
-        assert app.copied[-1].startswith("event: content_block_delta\\r\\n")  # as shown: raw
+        assert app.copied[-1] == exchange.reads[2].data.decode()  # the bytes as received
+        assert app.copied[-1].startswith("event: content_block_delta\r\ndata: ")
         await pilot.press("r", "c", "s")
         await pilot.pause()
         assert app.copied[-1] == DELTA
@@ -138,6 +139,23 @@ async def test_the_filter_narrows_the_frames() -> None:
         detail = text_of(app, "#inspector-detail-text")
         assert "→ Usage(" in detail
         assert "→ Finish(" in detail
+
+
+async def test_down_and_tab_leave_the_filter_for_the_list() -> None:
+    """A key meant for the list (`r`, `c`) after moving down is not typed into the filter."""
+    app = Host(exchange_of(FRAMES))
+    async with app.run_test(size=(100, 50)) as pilot:
+        await pilot.pause()
+        frames = app.query_one(FrameList)
+        for leave in ("down", "tab"):
+            await pilot.press("slash", *"delta")
+            assert isinstance(app.focused, Input)
+            await pilot.press(leave, "r")
+            assert app.focused is frames
+            assert app.query_one("#inspector-filter", Input).value == "delta"
+            assert app.query_one(Inspector).raw
+            await pilot.press("r")
+            app.query_one("#inspector-filter", Input).value = ""
 
 
 async def test_an_answer_without_a_kept_stream_says_so() -> None:

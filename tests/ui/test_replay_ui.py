@@ -236,3 +236,33 @@ async def test_a_prompt_the_screen_does_not_send_stops_the_replay_and_says_so(
                 what="the replay's stop",
             )
         assert server.requests == []
+
+
+@pytest.mark.parametrize("api", list(Api), ids=[a.value for a in Api])
+async def test_a_raw_capture_streams_into_the_chat_with_the_inspector_open(
+    tmp_path: Path, api: Api
+) -> None:
+    """A `curl -N` body has no request: the format comes from its frames, the prompt typed is
+    `Replay of NAME`, and the frames arrive as the reads they were cut into."""
+    from app.demo.frames import frames
+    from app.headless.replay import open_recording
+
+    path = tmp_path / f"{api.value}.sse"
+    path.write_bytes(b"".join(frames(api, fake.ANSWER)))
+    recorded = open_recording(path)
+    with ReplayServer(recorded, speed=None) as server:
+        assert server.provider_for(0).api is api
+        plan = replay_plan(recorded, ["replay 1"])
+        app = replay_app(server, plan, tmp_path)
+        async with app.run_test(size=(200, 60)) as pilot:
+            await wait_until(
+                pilot, lambda: app.pane.turn is not None and app.pane.turn.done, what="replayed"
+            )
+            await pilot.pause(0.3)
+            turn = app.pane.turn
+            assert turn is not None
+            assert (turn.status, turn.text) == (TurnStatus.COMPLETE, "Hello, world.")
+            inspector = app.screen.query_one(Inspector)
+            assert inspector.display
+            assert inspector.exchange is turn.exchange
+            assert f"Replay of {api.value}.sse" in screen_text(app)

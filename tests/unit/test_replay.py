@@ -119,7 +119,7 @@ def test_deeply_nested_json_is_a_damaged_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = tmp_path / "deep.jsonl"
-    path.write_text("[" * 100_000 + "]" * 100_000 + "\n")
+    path.write_text('{"type": "request", "body": ' + "[" * 100_000 + "]" * 100_000 + "}\n")
     code, _, err = run(capsys, "replay", str(path))
     assert code == 2
     assert err == f"triptych: cannot replay {path}:1: not a recording line\n"

@@ -6,11 +6,21 @@ from __future__ import annotations
 from app.display.wire_text import (
     compact,
     escaped_bytes,
+    frame_label,
     frame_line,
     gap_line,
     pretty,
     size_text,
     visible,
+)
+from app.wire.events import (
+    Finish,
+    Keepalive,
+    ReasoningDelta,
+    StreamError,
+    TextDelta,
+    ToolCallArgsDelta,
+    Usage,
 )
 
 
@@ -51,7 +61,12 @@ def test_a_frame_line_fits_the_width_and_keeps_its_size() -> None:
     assert "message" in short  # no event: line, the SSE default name
     assert frame_line(5, None, " ping", 5, 80).startswith("      5 ms  :  ")  # a comment
     assert short.rstrip().endswith("6 B")
-    assert len(frame_line(5, "ping", "{}", 2, 20)) <= 20  # too narrow: the size gives way
+    for width in (4, 12, 20, 30, 44):  # narrow: the name, the label, the time give way
+        narrow = frame_line(5, "response.output_text.delta", 'text "abc"', 2, width)
+        assert len(narrow) == width
+        assert narrow.endswith("2 B"[-width:])  # never the size
+    named = frame_line(5, "response.output_text.delta", 'text "abc"', 2, 60, 16)
+    assert "…tput_text.delta  " in named  # a long name keeps its end, which tells it apart
 
 
 def test_an_event_name_with_control_characters_is_escaped() -> None:
@@ -66,6 +81,24 @@ def test_a_huge_frame_is_not_parsed_for_one_line() -> None:
     assert len(line) == 100
     assert line.endswith("MiB")
     assert size_text(2048) == "2.0 KiB"
+
+
+def test_a_frame_label_says_what_was_decoded() -> None:
+    tools = {0: "lookup"}
+    assert frame_label([TextDelta("amet, ")], "{}", tools) == 'text "amet, "'
+    assert frame_label([ReasoningDelta('say "hi"\n')], "{}", tools) == 'reasoning "say \\"hi\\"\\n"'
+    assert frame_label([ToolCallArgsDelta(0, '{"a":')], "{}", tools) == "tool lookup args +5 B"
+    assert frame_label([ToolCallArgsDelta(3, "é")], "{}", tools) == "tool #3 args +2 B"
+    both = frame_label([Usage(12, 105), Finish("stop")], "{}", tools)
+    assert both == "usage 12/105 · finish stop"
+    assert frame_label([Keepalive()], " ping", tools) == "keepalive"
+    assert frame_label([StreamError("overloaded", "busy\x1b[2J")], "", tools) == (
+        "error overloaded: busy\\x1b[2J"
+    )
+    assert frame_label([], '{"id": "chatcmpl-1"}', tools) == '{"id":"chatcmpl-1"}'  # nothing
+    huge = frame_label([TextDelta("z" * 10_000_000)], "", tools, 50)
+    assert len(huge) < 80
+    assert huge.endswith('…"')
 
 
 def test_gap_line() -> None:

@@ -9,6 +9,7 @@ screen, how clients and compare panes are made, and switching the chat's provide
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual.app import App
@@ -32,6 +33,7 @@ class ChatHost(App[int]):
     render_clock: RenderClock
     reasoning_open: bool  # new turns' reasoning panes start open
     batch_status: int | None  # how `batch --ui`'s run ended (its exit status); None: not yet
+    saved_recordings: dict[str, Path]  # recordings the inspector saved, by their text's digest
     tools: ToolSession  # the session's tools: which are on, the MCP servers, the approvals
 
     async def use_provider(self, provider: ProviderConfig, model: str) -> None:

@@ -3,6 +3,7 @@ easy to find and to attach to a bug report (`recordings/` in the data dir)."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import time
@@ -33,7 +34,14 @@ def recording_path(folder: Path, provider: str, now: float) -> Path:
 
 def save_recording(host: ChatHost, exchange: CapturedExchange, provider: str) -> Path | None:
     """Write the exchange (secrets already redacted when it was captured), owner-only, and say
-    where it went; a failure to write is said, never raised."""
+    where it went; the same recording again (the same exchange, nothing more arrived) is not
+    written twice: where it already is is said. A failure to write is said, never raised."""
+    text = recording_text(exchange)
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    earlier = host.saved_recordings.get(digest)
+    if earlier is not None and earlier.is_file():
+        host.notify(f"Already saved to {earlier} (the same exchange): not written again.")
+        return earlier
     store = host.history.store
     folder = (store.path.parent if store is not None else data_dir()) / RECORDINGS_FOLDER
     try:
@@ -41,10 +49,11 @@ def save_recording(host: ChatHost, exchange: CapturedExchange, provider: str) ->
         path = recording_path(folder, provider, time.time())
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(recording_text(exchange))
+            out.write(text)
     except OSError as exc:
         host.notify(f"Could not save the recording: {exc.strerror or exc}", severity="error")
         return None
+    host.saved_recordings[digest] = path
     host.notify(f"Saved the exchange to {path} (the --record format; secrets redacted).")
     return path
 

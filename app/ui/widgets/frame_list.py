@@ -1,6 +1,8 @@
-"""The inspector's list of frames: one line per frame as it arrived, a mark where the stream was
-silent, a cursor, and a filter. Only the lines on screen are ever drawn (Textual's line API), so
-a million frames or a 16 MiB one cost what a screenful costs.
+"""The inspector's list of frames: one line per frame as it arrived, saying what it decoded to
+(`text "amet, "`, `usage 12/105`: the decoder's events, never the bytes parsed again here), a
+mark where the stream was silent, a cursor kept in view, and a filter. Only the lines on screen
+are ever drawn (Textual's line API), so a million frames or a 16 MiB one cost what a screenful
+costs.
 
 Rows are kept as one array of ints (a frame's index, or -1 - index for the silence before it):
 four bytes a row, grown as frames arrive, rebuilt only when the filter changes.
@@ -20,7 +22,8 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from app.display.wire_text import GAP, event_name, frame_line, gap_line
+from app.display.wire_text import GAP, event_name, frame_label, frame_line, gap_line
+from app.wire.events import Event, ToolCallStart
 
 
 class ShownFrame(Protocol):
@@ -38,10 +41,19 @@ class ShownFrame(Protocol):
     @property
     def size(self) -> int: ...
 
+    @property
+    def events(self) -> Sequence[Event]: ...  # what the decoder made of it
 
-def matches(frame: ShownFrame, needle: str) -> bool:
-    """The filter: by event name or by text in the data, case-insensitive."""
-    return needle in event_name(frame.event).lower() or needle in frame.data.lower()
+
+NAME_WIDTH = 24  # the event column at its widest (Responses' names are long)
+
+
+def matches(frame: ShownFrame, needle: str, tools: dict[int, str] | None = None) -> bool:
+    """The filter: by event name, by what it decoded to (as its row says it) or by text in
+    the data, case-insensitive."""
+    if needle in event_name(frame.event).lower() or needle in frame.data.lower():
+        return True
+    return bool(frame.events) and needle in frame_label(frame.events, "", tools or {}).lower()
 
 
 class FrameList(ScrollView, can_focus=True):
@@ -90,6 +102,8 @@ class FrameList(ScrollView, can_focus=True):
         self.seen = 0  # frames looked at for rows so far
         self.cursor = -1  # a row, or -1 before any
         self.follow = True  # the cursor rides on the newest frame until moved
+        self.tools: dict[int, str] = {}  # tool calls' names by index, for their argument rows
+        self.name_width = 7  # the event column: as wide as the longest name seen (to 24)
 
     # -- attributes down ------------------------------------------------------------------------
 
@@ -97,7 +111,7 @@ class FrameList(ScrollView, can_focus=True):
         """Show another exchange's frames (or the same, grown: then only the new rows are built)."""
         if frames is not self.frames:
             self.frames, self.seen, self.rows, self.cursor = frames, 0, array("i"), -1
-            self.follow = True
+            self.follow, self.tools, self.name_width = True, {}, 7
         self.grow()
 
     def grow(self) -> None:
@@ -107,7 +121,12 @@ class FrameList(ScrollView, can_focus=True):
             previous = frames[self.seen - 1]
         for index in range(self.seen, len(frames)):
             frame = frames[index]
-            if self.needle and not matches(frame, self.needle):
+            for event in frame.events:
+                if type(event) is ToolCallStart:
+                    self.tools[event.index] = event.name
+            if len(name := event_name(frame.event)) > self.name_width:
+                self.name_width = min(len(name), NAME_WIDTH)
+            if self.needle and not matches(frame, self.needle, self.tools):
                 previous = frame
                 continue
             if (
@@ -165,11 +184,19 @@ class FrameList(ScrollView, can_focus=True):
         self.follow = row == len(self.rows) - 1
         changed = row != self.cursor
         self.cursor = row
-        self.scroll_to_region(Region(0, row, 1, 1), animate=False, force=True)
+        self.keep_in_view()
         self.refresh()
         selected = self.selected
         if changed and tell and selected is not None:
             self.post_message(self.Selected(self, selected))
+
+    def keep_in_view(self) -> None:
+        """Scroll so the selected row shows (the list shrinks as the frame below it grows)."""
+        if 0 <= self.cursor < len(self.rows):
+            self.scroll_to_region(Region(0, self.cursor, 1, 1), animate=False, force=True)
+
+    def on_resize(self) -> None:
+        self.keep_in_view()
 
     # -- drawing --------------------------------------------------------------------------------
 
@@ -186,7 +213,8 @@ class FrameList(ScrollView, can_focus=True):
             style = self.get_component_rich_style("frame-list--gap")
         else:
             frame = self.frames[index]
-            text = frame_line(frame.at_ms, frame.event, frame.data, frame.size, width)
+            label = frame_label(frame.events, frame.data, self.tools, width)
+            text = frame_line(frame.at_ms, frame.event, label, frame.size, width, self.name_width)
             style = Style()
         base = self.rich_style
         if row == self.cursor:
@@ -194,4 +222,4 @@ class FrameList(ScrollView, can_focus=True):
         return Strip([Segment(text.ljust(width), base + style)], width)
 
 
-__all__ = ["FrameList", "ShownFrame", "matches"]
+__all__ = ["NAME_WIDTH", "FrameList", "ShownFrame", "matches"]

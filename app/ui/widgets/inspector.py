@@ -1,9 +1,10 @@
 """The inspector: one answer's exchange on the wire, beside the conversation.
 
 From the top: the request as sent (redacted: it is the captured one), the response's status and
-headers, a filter, every frame as it arrived (FrameList), the selected frame whole with what
-Triptych decoded from it (or its exact bytes, `r`), and the stream's timeline. Everything a
-server sent is shown literally: no markup, no escapes reach the terminal.
+headers, a filter (Enter, Down or Tab go on to the list), every frame as it arrived and what it
+decoded to (FrameList), the selected frame whole: its JSON and the events Triptych decoded
+from it (or its exact bytes, `r`), and the stream's timeline. Everything a server sent is shown
+literally: no markup, no escapes reach the terminal.
 
 It is told what to show (`show`, `grow`) and says what the user asked for with messages: copy a
 frame, save the exchange as a recording. The screen or app does those.
@@ -29,6 +30,23 @@ from app.ui.widgets.frame_list import FrameList
 from app.ui.widgets.timeline import StreamTimeline
 from app.wire.events import ReasoningDelta, TextDelta, Usage
 from app.wire.exchange import CapturedExchange, WireFrame
+
+
+class FrameFilter(Input):
+    """The filter's input: Down and Tab go on to the list (as Enter does), so a key meant for
+    the list (`r`, `c`) is not typed into the filter."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("down", "leave", "Frames", show=False),
+        Binding("tab", "leave", "Frames", show=False),
+    ]
+
+    class Leave(Message):
+        """Go on to the list of frames."""
+
+    def action_leave(self) -> None:
+        self.post_message(self.Leave())
+
 
 DECODED_WIDTH = 300
 POLL = 0.25  # seconds between looks at a streaming exchange (the frames' own pace is higher)
@@ -158,7 +176,8 @@ class Inspector(Vertical):
     ]
 
     class CopyFrame(Message):
-        """Copy this frame's text (its data, or its bytes escaped in the raw view)."""
+        """Copy this frame's text: its data, or in the raw view the bytes of the read that
+        completed it, as they came (UTF-8; a byte that is not stands as U+FFFD)."""
 
         def __init__(self, text: str) -> None:
             super().__init__()
@@ -238,7 +257,7 @@ class Inspector(Vertical):
             yield Static("Request", classes="inspector--title")
             yield Static("", id="inspector-request-text", markup=False)
         yield Static("", id="inspector-response", markup=False)
-        yield Input(
+        yield FrameFilter(
             placeholder="Filter frames (event or text)", id="inspector-filter", compact=True
         )
         yield FrameList(id="inspector-frames")
@@ -305,6 +324,10 @@ class Inspector(Vertical):
         event.stop()
         self.query_one(FrameList).focus()
 
+    def on_frame_filter_leave(self, message: FrameFilter.Leave) -> None:
+        message.stop()
+        self.query_one(FrameList).focus()
+
     def action_filter(self) -> None:
         self.query_one("#inspector-filter", Input).focus()
 
@@ -317,7 +340,8 @@ class Inspector(Vertical):
         if frame is not None:
             exchange = self.exchange
             if self.raw and exchange is not None and 0 <= frame.read < len(exchange.reads):
-                self.post_message(self.CopyFrame(escaped_bytes(exchange.reads[frame.read].data)))
+                data = exchange.reads[frame.read].data
+                self.post_message(self.CopyFrame(data.decode("utf-8", "replace")))
             else:
                 self.post_message(self.CopyFrame(frame.data))
 
