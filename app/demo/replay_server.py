@@ -133,8 +133,8 @@ class ReplayServer:
 def _replayed(number: int, exchange: Exchange) -> ReplayedExchange:
     url = str(exchange.request.get("url", ""))
     path = url.split("?", 1)[0].rstrip("/")
-    named = next((api for api, endpoint in ENDPOINTS.items() if path.endswith(endpoint)), None)
-    api = exchange.api or named  # a capture's format was told from its frames, or said
+    by_url = next((api for api, endpoint in ENDPOINTS.items() if path.endswith(endpoint)), None)
+    api = exchange.api or by_url  # a capture's format was told from its frames, or said
     body = exchange.request.get("body")
     model = body.get("model") if isinstance(body, dict) else None
     # The recording's word for the model names the replayed provider everywhere (header,
