@@ -9,8 +9,8 @@ process exits mid-call), `echo_env` (what a secret-bearing env or header would l
 `--exit-at-start` it exits before the handshake, saying why on stderr; with `--prefix P` every
 tool name starts with P (two copies then clash, or not). `--start-delay S` makes it take S more
 seconds before it answers at all (a server slow to start: a Node or Python one importing its
-world); `--mark PATH` appends a line to PATH as it starts (`started TIME`, wall-clock seconds),
-which tells a test whether, and when, it was started.
+world); `--mark PATH` appends a line to PATH as it starts (`started TIME PID`, wall-clock
+seconds), which tells a test whether, when, and which process was started.
 """
 
 from __future__ import annotations
@@ -71,7 +71,7 @@ def main(argv: list[str]) -> None:
     mark = _option(argv, "--mark")
     if mark is not None:
         with open(mark, "a", encoding="utf-8") as file:
-            file.write(f"started {time.time()}\n")
+            file.write(f"started {time.time()} {os.getpid()}\n")
     time.sleep(float(_option(argv, "--start-delay") or 0))
     if "--exit-at-start" in argv:
         sys.stderr.write("fake server: \x1b[31mcannot open the database\n")

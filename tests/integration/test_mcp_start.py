@@ -35,7 +35,7 @@ def marked(name: str, mark: Path, *extra: str) -> str:
 
 
 def started_at(mark: Path) -> list[float]:
-    """When the server's process started, once per start (none: never started)."""
+    """When the server's process started (wall clock), once per start (none: never started)."""
     if not mark.exists():
         return []
     return [float(line.split()[1]) for line in mark.read_text(encoding="utf-8").splitlines()]
