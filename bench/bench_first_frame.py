@@ -17,6 +17,11 @@ setup, Textual's first layout and paint, and the terminal receiving it. Rows:
 - `triptych, N conversations`: the same with a history of N conversations (a prompt and a
   settled answer each), written beforehand through the app's own store API into a throwaway
   TRIPTYCH_DATA_DIR.
+- `triptych, config, 2 MCP servers`: the demo with an empty history and a config of two
+  `[mcp.*]` stdio servers, the tests' own (tests/fakes/mcp_server.py), one of them slow to start
+  (`--start-delay`, 5 s), against `triptych, config, no MCP servers`: the same with a config
+  file that has none (the last line gives the ratio; `--no-mcp` leaves both rows out). What a
+  row leaves running (the servers run in sessions of their own) is ended before the next row.
 
 Rounds are interleaved (one run of every row per round; the machine's load drifts) and the
 medians compared. Not part of the test run.
@@ -25,9 +30,12 @@ medians compared. Not part of the test run.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import json
 import os
 import shlex
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -96,6 +104,7 @@ def first_frame(command: str, size: tuple[int, int], cwd: Path) -> tuple[float, 
         return done.stdout
 
     width, height = size
+    pane = ""
     try:
         started = time.monotonic()
         tmux(
@@ -114,14 +123,76 @@ def first_frame(command: str, size: tuple[int, int], cwd: Path) -> tuple[float, 
         while time.monotonic() - started < 30:
             if KNOWN in tmux("capture-pane", "-p", "-t", "b"):
                 wall = time.monotonic() - started
-                return wall, cpu_seconds(tmux("display", "-p", "-t", "b", "#{pane_pid}").strip())
+                pane = tmux("display", "-p", "-t", "b", "#{pane_pid}").strip()
+                return wall, cpu_seconds(pane)
             time.sleep(POLL)
         raise TimeoutError(tmux("capture-pane", "-p", "-t", "b"))
     finally:
+        children = descendants(pane) if pane else []
         tmux("kill-server")
+        end_all(children)
 
 
-def command_for(home: Path, tree: Path | None, data: Path) -> str:
+def descendants(pid: str) -> list[int]:
+    """Every process started under `pid` (MCP servers run in sessions of their own, which the
+    terminal's hang-up does not reach)."""
+    parents: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            parents.setdefault(ppid, []).append(int(entry.name))
+    found, todo = [], [int(pid)]
+    while todo:
+        for child in parents.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def end_all(pids: list[int]) -> None:
+    """Stop what a row left running before the next row is timed (a server still importing
+    its SDK would load the machine under the next row)."""
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and any(running(pid) for pid in pids):
+        time.sleep(0.02)
+
+
+def running(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"
+
+
+SLOW_START = 5.0  # seconds the slow MCP server takes before it answers
+MCP_ROW = "2 MCP servers (1 slow)"
+
+
+def mcp_config(path: Path, *, servers: bool) -> Path:
+    """A config of two stdio MCP servers, one slow to start, or of none; the demo stays the
+    provider. The servers are this checkout's fake (also for another `--tree`)."""
+    server = [sys.executable, "-m", "tests.fakes.mcp_server", "stdio"]
+    slow = [*server, "--start-delay", str(SLOW_START), "--prefix", "slow_"]
+    text = "# no MCP servers\n"
+    if servers:
+        text = (
+            f"[mcp.fast]\ncommand = {json.dumps(server)}\ncwd = {json.dumps(str(TREE))}\n"
+            f"[mcp.slow]\ncommand = {json.dumps(slow)}\ncwd = {json.dumps(str(TREE))}\n"
+        )
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    path.chmod(0o600)
+    return path
+
+
+def command_for(home: Path, tree: Path | None, data: Path, config: Path | None = None) -> str:
     env = {
         "TERM": "xterm-256color",
         "COLORTERM": "truecolor",
@@ -129,6 +200,8 @@ def command_for(home: Path, tree: Path | None, data: Path) -> str:
         "HOME": str(home),
         "TRIPTYCH_DATA_DIR": str(data),
     }
+    if config is not None:
+        env["TRIPTYCH_CONFIG"] = str(config)
     if tree is None:
         argv = [sys.executable, str(Path(__file__).resolve().with_name("first_frame_bare.py"))]
     else:
@@ -144,6 +217,7 @@ def main() -> None:
     parser.add_argument("--conversations", type=int, default=2000)
     parser.add_argument("--size", default="160x48")
     parser.add_argument("--tree", action="append", default=[], metavar="NAME=PATH")
+    parser.add_argument("--no-mcp", action="store_true", help="leave out the MCP rows")
     args = parser.parse_args()
     if not shutil.which("tmux"):
         sys.exit("tmux is needed")
@@ -162,6 +236,12 @@ def main() -> None:
             home = work / f"home-{name}"
             empty = home / "empty"
             rows.append((f"{name}, demo, empty history", command_for(home, tree, empty), tree))
+            if not args.no_mcp:
+                for servers, label in ((False, "no MCP servers"), (True, MCP_ROW)):
+                    folder = home / ("mcp" if servers else "no-mcp")
+                    config = mcp_config(folder / "config.toml", servers=servers)
+                    command = command_for(home, tree, folder / "data", config)
+                    rows.append((f"{name}, config, {label}", command, tree))
             if args.conversations:
                 full = home / "full"
                 build_history(full, args.conversations, tree)
@@ -195,6 +275,14 @@ def main() -> None:
             f"{label:<44} {median:>8.3f} {min(values):>7.3f} {max(values):>7.3f}"
             f" {median / bare:>7.2f} {used:>7.3f} {used / bare_cpu:>7.2f}"
         )
+    for name, _ in trees:
+        with_servers = f"{name}, config, {MCP_ROW}"
+        if with_servers not in times:
+            continue
+        without = f"{name}, config, no MCP servers"
+        wall = statistics.median(times[with_servers]) / statistics.median(times[without])
+        used = statistics.median(cpu[with_servers]) / statistics.median(cpu[without])
+        print(f"{name}: {MCP_ROW} / no MCP servers: wall {wall:.2f}x, cpu {used:.2f}x")
 
 
 if __name__ == "__main__":

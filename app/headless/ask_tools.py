@@ -53,14 +53,16 @@ class ToolSetup:
 async def started_tools(
     setup: ToolSetup, stderr: TextIO
 ) -> AsyncIterator[tuple[Any, ToolRegistry]]:
-    """The MCP servers (None when none is configured) and the chosen registry; a server that
-    failed to start is reported on stderr and skipped. Raises UnknownTool for a flag naming
+    """The MCP servers (None when none is started) and the chosen registry; a server that
+    failed to start is reported on stderr and skipped. Only the servers whose tools the request
+    may offer are started (`wanted_servers`), all at once. Raises UnknownTool for a flag naming
     no tool."""
     servers = None
-    if setup.servers:
+    wanted = wanted_servers(setup)
+    if wanted:
         from app.tools.mcp_client import McpServers
 
-        servers = await McpServers.start(setup.servers, setup.timeout)
+        servers = await McpServers.start(wanted, setup.timeout)
     try:
         if servers is not None:
             for problem in servers.problems:
@@ -79,6 +81,28 @@ async def started_tools(
     finally:
         if servers is not None:
             await servers.aclose()
+
+
+def wanted_servers(setup: ToolSetup) -> tuple[McpServerConfig, ...]:
+    """The servers whose tools the request may offer: every one, unless `--use-tools` names
+    only `[tools]` tools, servers (`kit`: all its tools) and servers' tools as `kit.tool`.
+    A plain name of a server's tool may be any server's (and its name depends on what the
+    others list): then every server is started to find it, as before."""
+    if setup.use is None:
+        return setup.servers
+    names = {server.name for server in setup.servers}
+    local = {tool.name for tool in setup.local}
+    wanted: set[str] = set()
+    for entry in setup.use:
+        if entry in names:
+            wanted.add(entry)
+        elif entry in local:
+            continue
+        elif entry.partition(".")[0] in names:
+            wanted.add(entry.partition(".")[0])
+        else:
+            return setup.servers
+    return tuple(server for server in setup.servers if server.name in wanted)
 
 
 class GivenResults:
@@ -203,4 +227,5 @@ __all__ = [
     "loop_json",
     "result_line",
     "started_tools",
+    "wanted_servers",
 ]

@@ -12,8 +12,11 @@ the tail of its stderr is kept, never shown on the terminal (its last line is qu
 then cleaned and cut, when it fails to start); a result is scrubbed of the servers' secrets,
 then cut to MAX_RESULT characters, before anyone sees it.
 
-The SDK is built on anyio task groups: start, call and `aclose` must all run in one task
-(a UI keeps one long-lived worker for them).
+Each server starts on its own and at once with the others (`serve`, one task each: the SDK is
+built on anyio task groups, so a connection is opened and closed in one task; calls may come
+from any). `start` runs one task per server and is back when every one has listed its tools or
+failed: the wait is the slowest server's, not the sum (a UI runs `serve` in a worker per server
+instead, and offers each one's tools as it comes up).
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ import contextlib
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from importlib.util import find_spec
@@ -49,6 +52,14 @@ def sdk_installed() -> bool:
     return find_spec("mcp") is not None
 
 
+def load_sdk() -> None:
+    """Import the SDK and the stdio transport now: a UI does it on a thread, since the imports
+    (pydantic models, anyio) hold its loop for a while."""
+    import mcp  # noqa: F401
+
+    from app.tools import mcp_stdio  # noqa: F401
+
+
 def missing_sdk_message(servers: Sequence[McpServerConfig]) -> str:
     names = ", ".join(f"[mcp.{s.name}]" for s in servers)
     return f"{names} needs the MCP Python SDK, which is not installed: {EXTRA_HINT}"
@@ -66,22 +77,69 @@ class _Connection:
 class McpServers:
     timeout: float
     connections: dict[str, _Connection] = field(default_factory=dict)
-    listed: list[RemoteTool] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
     secrets: tuple[str, ...] = ()
-    _stack: AsyncExitStack = field(default_factory=AsyncExitStack)
+    order: tuple[str, ...] = ()  # the config's order, which `listed` and `problems` keep
+    _listed: dict[str, list[RemoteTool]] = field(default_factory=dict)
+    _problems: dict[str, str] = field(default_factory=dict)
+    _closing: asyncio.Event = field(default_factory=asyncio.Event)
+    _hosts: list[asyncio.Task[None]] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, configs: Sequence[McpServerConfig], timeout: float) -> McpServers:
+        """Servers to start (none started yet), each with `serve`."""
+        secrets = unique(s for c in configs for s in mcp_secrets(c))
+        return cls(timeout, secrets=secrets, order=tuple(c.name for c in configs))
 
     @classmethod
     async def start(cls, configs: Sequence[McpServerConfig], timeout: float) -> McpServers:
-        """Connect to each server in turn (each bounded by its timeout)."""
-        servers = cls(timeout, secrets=unique(s for c in configs for s in mcp_secrets(c)))
-        for config in configs:
-            await servers._start_one(config)
+        """Start every server at once, each in a task of its own (bounded by its timeout);
+        back when each has listed its tools or failed."""
+        servers = cls.of(configs, timeout)
+        started = {c.name: asyncio.Event() for c in configs}
+        servers._hosts = [
+            asyncio.create_task(servers.serve(c, lambda name: started[name].set())) for c in configs
+        ]
+        try:
+            await asyncio.gather(*(event.wait() for event in started.values()))
+        except BaseException:  # cancelled: no server is left running
+            for host in servers._hosts:
+                host.cancel()
+            await asyncio.gather(*servers._hosts, return_exceptions=True)
+            raise
         return servers
 
-    async def _start_one(self, config: McpServerConfig) -> None:
-        timeout = config.timeout or self.timeout
+    @property
+    def listed(self) -> list[RemoteTool]:
+        """The tools of the servers started so far, in the config's order."""
+        return [tool for name in self.order for tool in self._listed.get(name, ())]
+
+    @property
+    def problems(self) -> list[str]:
+        """Why servers failed to start, in the config's order."""
+        return [self._problems[name] for name in self.order if name in self._problems]
+
+    def problem_of(self, name: str) -> str | None:
+        return self._problems.get(name)
+
+    async def serve(
+        self, config: McpServerConfig, started: Callable[[str], None] | None = None
+    ) -> None:
+        """Start one server, list its tools, call `started(name)` (also when it failed), and
+        keep it until `aclose`: opened and closed in this one task."""
         stack = AsyncExitStack()
+        try:
+            try:
+                await self._start_one(config, stack)
+            finally:
+                if started is not None:
+                    started(config.name)
+            if config.name in self.connections:
+                await self._closing.wait()
+        finally:
+            await _close_quietly(stack)
+
+    async def _start_one(self, config: McpServerConfig, stack: AsyncExitStack) -> None:
+        timeout = config.timeout or self.timeout
         stderr: StderrTail | None = None
         try:
             if config.command:
@@ -99,13 +157,15 @@ class McpServers:
         except Exception as exc:
             await _close_quietly(stack)  # first: the server's last words are all in
             why = _startup_problem(exc, timeout, stderr, self.secrets)
-            self.problems.append(f"MCP server {config.name!r} failed to start: {why}")
+            self._problems[config.name] = f"MCP server {config.name!r} failed to start: {why}"
             return
-        self._stack.push_async_callback(_close_quietly, stack)
         self.connections[config.name] = _Connection(config, client, timeout)
-        for tool in listing.tools:
-            schema = offered_schema(tool.input_schema)
-            self.listed.append(RemoteTool(config.name, tool.name, tool.description or "", schema))
+        self._listed[config.name] = [
+            RemoteTool(
+                config.name, tool.name, tool.description or "", offered_schema(tool.input_schema)
+            )
+            for tool in listing.tools
+        ]
 
     async def call(self, tool: Tool, arguments: dict[str, Any]) -> ToolResult:
         """Run one tool; every failure is an error result, never an exception (but a
@@ -167,7 +227,10 @@ class McpServers:
         return ToolResult(text, bool(result.is_error), ResultOrigin.MCP, size)
 
     async def aclose(self) -> None:
-        await self._stack.aclose()
+        """Close every server (each in the task that opened it), and wait for those `start`
+        ran (a UI waits for its own workers)."""
+        self._closing.set()
+        await asyncio.gather(*self._hosts, return_exceptions=True)
 
     def _scrubbed(self, text: str) -> str:
         return scrub(text, self.secrets)
@@ -325,4 +388,11 @@ def _size(count: int) -> str:
     return f"{count / (1024 * 1024):.1f} MiB" if count >= 1024 * 1024 else f"{count // 1024} KiB"
 
 
-__all__ = ["MAX_RESULT", "McpServers", "missing_sdk_message", "offered_schema", "sdk_installed"]
+__all__ = [
+    "MAX_RESULT",
+    "McpServers",
+    "load_sdk",
+    "missing_sdk_message",
+    "offered_schema",
+    "sdk_installed",
+]

@@ -48,6 +48,11 @@ class Tool:
     remote_name: str = ""  # the server's own name for it
 
     @property
+    def qualified(self) -> str:
+        """`SERVER.tool` for a server's tool (its own name for it), the name for one of ours."""
+        return f"{self.server}.{self.remote_name}" if self.server is not None else self.name
+
+    @property
     def spec(self) -> ToolSpec:
         return ToolSpec(self.wire_name, self.description, self.parameters)
 
@@ -75,14 +80,21 @@ class ToolRegistry:
         return next((t for t in self.tools if t.wire_name == wire_name), None)
 
     def named(self, name: str) -> Tool | None:
-        """A tool by Triptych's name, or else by its wire name."""
-        return next((t for t in self.tools if t.name == name), None) or self.called(name)
+        """A tool by Triptych's name, or else by its wire name, or else as `SERVER.tool`."""
+        return (
+            next((t for t in self.tools if t.name == name), None)
+            or self.called(name)
+            or next((t for t in self.tools if t.server and t.qualified == name), None)
+        )
 
     def choose(self, wanted: Sequence[str], *, flag: str = "--use-tools") -> ToolRegistry:
-        """Only these: each a tool's name or a server's (all its tools), in offered order."""
+        """Only these: each a tool's name or a server's (all its tools), or else `SERVER.tool`
+        (the server's own name for it: what starts only that server), in offered order."""
         keep: set[str] = set()
         for entry in wanted:
             matched = [t.name for t in self.tools if entry in (t.name, t.wire_name, t.server)]
+            if not matched:
+                matched = [t.name for t in self.tools if t.server and entry == t.qualified]
             if not matched:
                 offered = ", ".join([*self.names, *self.servers]) or "none"
                 raise UnknownTool(f"{flag}: no tool or server named {entry!r}; offered: {offered}")

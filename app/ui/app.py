@@ -257,10 +257,11 @@ class TriptychApp(ChatHost):
         """After the first frame: the start-up heap is never garbage, so it is put out of the
         collector's sight, and the collector runs again (`triptych` turns it off while the UI
         starts: app/cli.py). Then the history opens (if nothing used it yet), on a thread, and
-        says what happened to its file."""
+        says what happened to its file; the MCP servers start, each on its own."""
         gc.freeze()
         gc.enable()
         self.run_worker(self._open_history(), group="history", exit_on_error=False)
+        self.tools.start_servers(self)
         if self.replay is None:  # a replay's providers are its recording's
             self.run_worker(self._find_local_servers(), group="local", exit_on_error=False)
 

@@ -7,7 +7,10 @@ Its tools cover what a client must survive: `get_weather` (a plain answer), `fai
 result), `big` (a 5 MB result), `hang` (never answers), `die` (the
 process exits mid-call), `echo_env` (what a secret-bearing env or header would leak). With
 `--exit-at-start` it exits before the handshake, saying why on stderr; with `--prefix P` every
-tool name starts with P (two copies then clash, or not).
+tool name starts with P (two copies then clash, or not). `--start-delay S` makes it take S more
+seconds before it answers at all (a server slow to start: a Node or Python one importing its
+world); `--mark PATH` appends a line to PATH as it starts (`started TIME PID`, wall-clock
+seconds), which tells a test whether, when, and which process was started.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import os
 import sys
+import time
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -59,11 +63,20 @@ def build(prefix: str = "") -> MCPServer:
     return server
 
 
+def _option(argv: list[str], name: str) -> str | None:
+    return argv[argv.index(name) + 1] if name in argv else None
+
+
 def main(argv: list[str]) -> None:
+    mark = _option(argv, "--mark")
+    if mark is not None:
+        with open(mark, "a", encoding="utf-8") as file:
+            file.write(f"started {time.time()} {os.getpid()}\n")
+    time.sleep(float(_option(argv, "--start-delay") or 0))
     if "--exit-at-start" in argv:
         sys.stderr.write("fake server: \x1b[31mcannot open the database\n")
         sys.exit(4)
-    prefix = argv[argv.index("--prefix") + 1] if "--prefix" in argv else ""
+    prefix = _option(argv, "--prefix") or ""
     server = build(prefix)
     if argv[0] == "http":
         server.run("streamable-http", host="127.0.0.1", port=int(argv[1]))

@@ -26,6 +26,7 @@ from textual.widget import Widget
 from textual.widgets import Button
 from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
+from app.display.sanitize import clean_line
 from app.display.status_line import (
     DIM,
     STATE,
@@ -70,6 +71,11 @@ STATUS_PERIOD = 0.1  # the status bar redraws at most 10 times a second
 EARLIER_MARGIN = 3  # rows from the top of a long reopened conversation that draw the part before
 TOOL_CALL = "tool call"  # the state word while a tool call waits or runs
 RETRYABLE = frozenset({TurnStatus.STOPPED, TurnStatus.INTERRUPTED, TurnStatus.FAILED})
+
+
+def starting_tools(servers: list[str]) -> str:
+    """The state while a prompt waits for the MCP servers whose tools it offers."""
+    return f"starting tools: {', '.join(clean_line(name) for name in servers)}…"
 
 
 class TurnStreamer(Protocol):
@@ -131,6 +137,7 @@ class ChatPane(Vertical):
         self._key_missing = key_missing
         self.tools = tools
         self.rounds: PaneRounds | None = None  # while the tool loop runs
+        self.waiting_for: list[str] = []  # MCP servers a sent prompt waits for
         self.history = history if history is not None else PaneHistory.off()
         self._record: TurnRecord | None = None
         self._reopened = False
@@ -281,7 +288,7 @@ class ChatPane(Vertical):
     ) -> None:
         try:
             await record.written()  # the prompt is in the history before the request is sent
-            kit = None if self.tools is None else await self.tools.kit()
+            kit = None if self.tools is None else await self.tools.kit(self._wait_for_tools)
             if kit is not None:  # every client the app makes takes tools (ProviderClient)
                 from app.tools.loop import LoopClient, Round
                 from app.ui.widgets.tool_rounds import PaneRounds
@@ -293,6 +300,7 @@ class ChatPane(Vertical):
                     self.conversation, turn, timing, model=self.model, params=self.params
                 )
         finally:
+            self.waiting_for = []  # stopped while the servers started: not waiting any more
             if self.rounds is not None:  # the current round's, which streamed last
                 turn, record = self.turn or turn, self._record or record
                 timing = self._timing or timing
@@ -303,6 +311,11 @@ class ChatPane(Vertical):
             self._clock.tick_now()  # the last frame now, not on the next tick
             if turn.usage is not None:
                 self.run_worker(self._price(turn, self.provider, self.model), exit_on_error=False)
+
+    def _wait_for_tools(self, servers: list[str]) -> None:
+        self.waiting_for = servers
+        if self.is_attached:
+            self.update_status(self._clock.now())
 
     async def _price(self, turn: Turn, provider: ProviderConfig, model: str) -> None:
         """The answer's share of the model's context and its cost, from the config or the
@@ -440,6 +453,8 @@ class ChatPane(Vertical):
         segments = status_segments(info)
         if self.running_tools and len(segments) > 2:  # not "complete": the loop waits
             segments[2] = (TOOL_CALL, STATE)
+        if self.waiting_for and len(segments) > 2:  # not the model: nothing was sent yet
+            segments = [*segments[:2], (starting_tools(self.waiting_for), STATE)]
         priced = self._priced
         if view is not None and priced is not None and priced[0] is view.turn:
             segments.extend(_figure_segments(view.turn, priced[1], self._spent))

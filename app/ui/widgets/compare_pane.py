@@ -25,7 +25,7 @@ from app.store.branches import AT_END
 from app.store.session import PaneHistory
 from app.store.session_records import TurnRecord
 from app.ui.widgets.assistant_turn import AssistantTurn
-from app.ui.widgets.chat_pane import TOOL_CALL, ChatPane
+from app.ui.widgets.chat_pane import TOOL_CALL, ChatPane, starting_tools
 from app.ui.widgets.status_bar import segments_content
 from app.ui.widgets.user_message import UserMessage
 from app.wire.conversation import Conversation
@@ -233,6 +233,8 @@ class ComparePane(ChatPane):
         )
         if self.running_tools:  # its tab says so too: the pane may be behind another tab
             segments = [(TOOL_CALL, STATE), *segments[1:]]
+        if self.waiting_for:
+            segments = [(starting_tools(self.waiting_for), STATE), *segments[1:]]
         self.status_bar.show(segments)
         state = segments[0][0]
         if state != self.state:

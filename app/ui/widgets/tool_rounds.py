@@ -11,6 +11,7 @@ history as its own turn; results are saved with their calls as they come.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -55,7 +56,8 @@ class ToolKit:
 class ToolsSource(Protocol):
     """The app's tools (app/ui/flows/tooling.py): None when none is on."""
 
-    async def kit(self) -> ToolKit | None: ...
+    async def kit(self, waiting: Callable[[list[str]], None] | None = None) -> ToolKit | None:
+        """`waiting` is told the servers the prompt waits for, as that changes, then none."""
 
 
 class RoundsPane(Protocol):
