@@ -30,6 +30,7 @@ class Tally:
     total: int  # answers to ask in this run (resumed ones are not among them)
     complete: int = 0
     failed: int = 0
+    stopped: int = 0  # by the user (Ctrl+C, Esc), apart from streams cut off
     interrupted: int = 0
     in_flight: int = 0
     retries: int = 0
@@ -41,7 +42,7 @@ class Tally:
 
     @property
     def done(self) -> int:
-        return self.complete + self.failed + self.interrupted
+        return self.complete + self.failed + self.stopped + self.interrupted
 
     def finish(
         self,
@@ -63,6 +64,8 @@ class Tally:
                 self.cost = (self.cost or 0.0) + cost
         elif status is TurnStatus.FAILED:
             self.failed += 1
+        elif status is TurnStatus.STOPPED:
+            self.stopped += 1
         else:
             self.interrupted += 1
 
@@ -156,6 +159,7 @@ SUMMARY_HEAD = (
     "provider:model",
     "complete",
     "failed",
+    "stopped",
     "interrupted",
     "TTFT p50",
     "TTFT p95",
@@ -177,6 +181,7 @@ def summary_table(tallies: Sequence[Tally]) -> str:
                 clean_line(t.label),
                 str(t.complete),
                 str(t.failed),
+                str(t.stopped),
                 str(t.interrupted),
                 "–" if p50 is None else f"{p50:.0f} ms",
                 "–" if p95 is None else f"{p95:.0f} ms",
