@@ -27,7 +27,8 @@ class Tally:
     """One provider:model's answers in this run."""
 
     label: str
-    total: int  # answers to ask in this run (resumed ones are not among them)
+    total: int  # answers of the run: to ask, and those resumed from --out (done already)
+    resumed: int = 0  # of them, kept from --out: not timed by this run's ETA
     complete: int = 0
     failed: int = 0
     stopped: int = 0  # by the user (Ctrl+C, Esc), apart from streams cut off
@@ -124,10 +125,10 @@ def bar_line(tally: Tally, elapsed: float, width: int, names: int = 0) -> str:
     left = tally.total - tally.done
     if left == 0:
         eta = "done"
-    elif tally.done == 0 or elapsed <= 0:
+    elif tally.done - tally.resumed <= 0 or elapsed <= 0:
         eta = "ETA –"
     else:
-        eta = "ETA " + _clock(elapsed / tally.done * left)
+        eta = "ETA " + _clock(elapsed / (tally.done - tally.resumed) * left)
     parts = [
         f"{tally.complete} done",
         f"{tally.failed} failed",

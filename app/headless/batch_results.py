@@ -107,6 +107,7 @@ class Kept:
 
     keys: frozenset[Key]
     lines: tuple[str, ...]  # each a whole record (a CSV record may span lines), newline-ended
+    rows: tuple[dict[str, str], ...] = ()  # each kept answer as the table's cells (COLUMNS)
 
 
 def read_results(path: Path, fmt: str, shape: RunShape) -> Kept:
@@ -131,13 +132,17 @@ def read_results(path: Path, fmt: str, shape: RunShape) -> Kept:
     spelt, back = _as_written(shape, fmt)
     keys: set[Key] = set()
     lines: list[str] = []
+    rows: list[dict[str, str]] = []
     for number, record, line in reader(path, text):
         prompt_id, provider, model, repeat = _check(path, number, record, spelt)
         key = (back[prompt_id], *back_pair(back, provider, model), repeat)
         if record["status"] == "complete" and key not in keys:
             keys.add(key)
             lines.append(line)
-    return Kept(frozenset(keys), tuple(lines))
+            cells = table_row(json.loads(line)) if fmt == "jsonl" else dict(record)
+            cells["provider"], cells["model"] = key[1], key[2]  # as the run names them
+            rows.append(cells)
+    return Kept(frozenset(keys), tuple(lines), tuple(rows))
 
 
 def _as_written(shape: RunShape, fmt: str) -> tuple[RunShape, dict[str, str]]:

@@ -77,3 +77,30 @@ def test_five_runs_of_twenty_prompts_are_five_history_entries(
         assert batch[0].message_count == 40
     finally:
         store.close()
+
+
+def summary_row(out: str, label: str) -> list[str]:
+    """The final table's row for `label`: complete, failed, stopped, interrupted, ..."""
+    return next(line.split() for line in out.splitlines() if line.startswith(label))
+
+
+def test_a_resumed_runs_summary_counts_the_whole_out_file(
+    tmp_path: Path, good: FakeProvider
+) -> None:
+    conf = config(tmp_path, good)
+    (tmp_path / "p.txt").write_text("one\ntwo\nthree\n")
+    good.push(fake.stream(Api.CHAT, PLAIN), fake.stream(Api.CHAT, PLAIN))
+    good.push(fake.http_error(Api.CHAT, 400, "bad_request", "bad request"))
+    first = triptych(tmp_path, conf, "batch", "p.txt", "--compare", "good", "--out", "r.jsonl",
+                     "--concurrency", "1")  # fmt: skip
+    assert first.returncode == 1, first.stderr
+    assert summary_row(first.stdout, "good:m-good")[1:3] == ["2", "1"]
+
+    good.push(fake.stream(Api.CHAT, PLAIN))
+    again = triptych(tmp_path, conf, "batch", "p.txt", "--compare", "good", "--out", "r.jsonl")
+    assert again.returncode == 0, again.stderr
+    assert "2 answers already complete" in again.stderr
+    row = summary_row(again.stdout, "good:m-good")
+    assert row[1:5] == ["3", "0", "0", "0"]  # the whole file, not the one answer re-asked
+    assert row[-3] == "12"  # output tokens of all three answers (4 each)
+    assert len(good.requests) == 4
