@@ -327,7 +327,15 @@ def test_csv_and_markdown_results_are_tables_and_resume(
             "complete", "good", "3",
         )  # fmt: skip
     else:
-        lines = text.splitlines()
+        # a prompt × provider grid (status and an excerpt, escaped), the answers whole, then
+        # the records a resumed run reads
+        grid, _, records = text.partition("## Records\n\n")
+        head = grid.splitlines()
+        assert head[2:4] == ["| prompt | good:m-good |", "|---|---|"]
+        assert head[4] == "| 1. pipes \\| and \\\\ slashes | complete · line one line \\| two |"
+        assert head[5] == "| 2. plain | complete · line one line \\| two |"
+        assert "### good:m-good · complete\n\nline one\nline | two\n" in grid
+        lines = records.splitlines()
         assert lines[0] == "| " + " | ".join(COLUMNS) + " |"
         assert lines[1] == "|" + "---|" * len(COLUMNS)
         assert len(lines) == 4
