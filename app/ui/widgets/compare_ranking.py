@@ -84,13 +84,14 @@ class FullRanking(ModalScreen[None]):
     FullRanking {
         align: center middle;
         & > Vertical {
-            width: auto;
-            max-width: 100%;
+            width: 90%;
             height: auto;
+            max-height: 90%;
             padding: 1 2;
             background: $panel;
             border: round $primary;
         }
+        & Static { width: 1fr; height: auto; }
         & .ranking--title { text-style: bold; color: $text-primary; }
         & .ranking--keys { color: $text-muted; margin-top: 1; }
     }
