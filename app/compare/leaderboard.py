@@ -26,7 +26,7 @@ import math
 import random
 import statistics
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from app.compare.stats import PaneStats
 from app.store.votes import Vote, VotePane
@@ -36,6 +36,12 @@ ANCHOR = 1000.0
 PRIOR_GAMES = 1.0
 BOOTSTRAP_ROUNDS = 1000
 BOOTSTRAP_SEED = 14
+# A model's interval is shown from this many votes with it on: the bootstrap resamples the
+# votes, and with one vote every resample is that vote (a zero-width "1211–1211"); with a
+# handful, the few distinct resamples make the percentile interval far narrower than the truth
+# (a percentile bootstrap covers its nominal 95% only from roughly ten observations on). Below
+# it the board says `n/a` and the count, not a certainty it does not have.
+MIN_VOTES_FOR_INTERVAL = 10
 _MAX_ITERATIONS = 100  # Newton steps; a handful suffice
 _TOLERANCE = 1e-10  # largest change of any ln π in one step
 
@@ -245,8 +251,10 @@ class Standing:
     ties: int
     win_rate: float
     rating: float
-    rating_low: float
-    rating_high: float
+    rating_low: float | None  # None below MIN_VOTES_FOR_INTERVAL votes
+    rating_high: float | None
+    votes: int  # counted votes (not skipped) with this model among their panes
+    rank: int  # equal ratings (as shown, whole points) share one: 1, 2, 2, 4
     ttft_ms_median: float | None
     tok_s_median: float | None
     cost_median: float | None
@@ -273,12 +281,14 @@ def standings(
     low, high = _interval(names, coded, theta, rounds, seed, prior)
     record = _records(outcomes)
     figures = _figures(counted)
+    voted = _votes(per_vote)
     rows: list[Standing] = []
     for key, rating in ratings.items():
         won, lost, tied = record[key]
         battles = won + lost + tied
         provider, _, model = _split(key, counted)
         ttft, speed, cost = figures.get(key, ([], [], []))
+        enough = voted.get(key, 0) >= MIN_VOTES_FOR_INTERVAL
         rows.append(
             Standing(
                 provider=provider,
@@ -289,15 +299,36 @@ def standings(
                 ties=tied,
                 win_rate=won / battles,
                 rating=rating,
-                rating_low=low.get(key, rating),
-                rating_high=high.get(key, rating),
+                rating_low=low.get(key, rating) if enough else None,
+                rating_high=high.get(key, rating) if enough else None,
+                votes=voted.get(key, 0),
+                rank=0,
                 ttft_ms_median=_median(ttft),
                 tok_s_median=_median(speed),
                 cost_median=_median(cost),
             )
         )
     rows.sort(key=lambda row: (-row.rating, row.provider, row.model))
-    return rows
+    return _ranked(rows)
+
+
+def _ranked(rows: list[Standing]) -> list[Standing]:
+    """Standard competition ranks over the ratings as shown (whole points): equal ratings
+    share a rank, and the next rank skips as many as shared it (1, 2, 2, 4)."""
+    ranked: list[Standing] = []
+    for place, row in enumerate(rows, 1):
+        tied = ranked and round(ranked[-1].rating) == round(row.rating)
+        ranked.append(replace(row, rank=ranked[-1].rank if tied else place))
+    return ranked
+
+
+def _votes(per_vote: Sequence[Sequence[Pairwise]]) -> dict[str, int]:
+    """How many votes each model was in (a vote, not its pairs, is what the bootstrap draws)."""
+    counts: dict[str, int] = {}
+    for found in per_vote:
+        for key in {o.a for o in found} | {o.b for o in found}:
+            counts[key] = counts.get(key, 0) + 1
+    return counts
 
 
 def _interval(
@@ -378,6 +409,7 @@ __all__ = [
     "ANCHOR",
     "BOOTSTRAP_ROUNDS",
     "BOOTSTRAP_SEED",
+    "MIN_VOTES_FOR_INTERVAL",
     "PRIOR_GAMES",
     "SCALE",
     "Pairwise",

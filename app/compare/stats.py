@@ -13,7 +13,8 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from app.display.speed import Rate, format_seconds, tokens_per_second
+from app.display.speed import Rate, format_ms, format_seconds, tokens_per_second
+from app.providers.timing import to_ms
 from app.settings.config import ProviderConfig
 from app.wire.api import Api
 from app.wire.events import Usage
@@ -84,15 +85,21 @@ def pane_stats(
     # the start, so a stopped or failed turn's count says nothing; estimate from the text then.
     complete = turn.status is TurnStatus.COMPLETE
     output = turn.usage.output_tokens if turn.usage is not None and complete else None
-    last = times.last_token if times.last_token is not None else times.ended
     if chars is None:
         chars = sum(map(len, turn.text_parts)) + sum(map(len, turn.reasoning_parts))
+    # In whole ms, as the history keeps them and the timeline shows them: one number everywhere.
+    ttft = None if times.first_token is None else to_ms(times.first_token - times.started) / 1000
+    duration = None if times.ended is None else to_ms(times.ended - times.started) / 1000
+    # tok/s over the first token to the end of the stream (the saved figures can say no more),
+    # to the last token while it streams
+    last = times.last_token - times.started if times.last_token is not None else None
+    end = duration if duration is not None else last
     return PaneStats(
         label=label,
         status=turn.status,
-        ttft=None if times.first_token is None else times.first_token - times.started,
-        duration=None if times.ended is None else times.ended - times.started,
-        rate=tokens_per_second(output, chars, times.first_token, last),
+        ttft=ttft,
+        duration=duration,
+        rate=tokens_per_second(output, chars, ttft, end),
         usage=turn.usage,
         finish_reason=turn.finish_reason,
         cost=turn_cost(provider, turn.usage),
@@ -174,7 +181,7 @@ def _figures(stats: Sequence[PaneStats]) -> tuple[list[_Figure], _Figure | None]
     """(first token, total, output tokens), and cost when any pane is priced."""
     complete: Callable[[PaneStats], bool] = lambda s: s.status is TurnStatus.COMPLETE  # noqa: E731
     figures = [
-        _figure("first token", stats, lambda s: s.ttft, format_seconds),
+        _figure("first token", stats, lambda s: s.ttft, format_ms),
         _figure("total", stats, lambda s: s.duration, format_seconds, complete),
         _figure(
             "output tokens",
@@ -213,8 +220,7 @@ def ranking_brief(stats: Sequence[PaneStats]) -> str:
 
 def ranking_forms(stats: Sequence[PaneStats]) -> list[str]:
     """The ranking, longest first: the whole line, then the best pane of each time and the
-    cost, then of the total and the cost, then of the total alone. A one-line place shows the
-    first that fits."""
+    cost, then of the total and the cost, then of the total alone."""
     nothing = _nothing_to_rank(stats)
     if nothing is not None:
         return [nothing, nothing]
@@ -230,6 +236,36 @@ def ranking_forms(stats: Sequence[PaneStats]) -> list[str]:
     return list(dict.fromkeys(forms))
 
 
+def ranking_parts(stats: Sequence[PaneStats]) -> list[str]:
+    """Each figure's whole order, one part each ("first token: b 399 ms › a 403 ms"), or the
+    one sentence saying why nothing is ranked."""
+    nothing = _nothing_to_rank(stats)
+    if nothing is not None:
+        return [nothing]
+    figures, cost = _figures(stats)
+    return [
+        *(f.full() for f in figures),
+        cost.full() if cost is not None else "cost: no prices set",
+    ]
+
+
+def ranking_rows(parts: Sequence[str], width: int) -> list[str]:
+    """The whole ranking in `width` columns: one row when it fits, else two, split between
+    figures where the longer row is shortest (a row still too long is cut by the screen, and
+    "Show the full ranking" has it whole). No figure's order is ever left out for room."""
+    if len(parts) == 1 and not parts[0].partition(": ")[1]:
+        return list(parts)  # "every pane was stopped: nothing to rank"
+    one = " · ".join([f"time and cost: {LOWER_IS_BETTER}", *parts])
+    if len(one) <= width or len(parts) < 2:
+        return [one]
+    splits = [
+        (" · ".join([LOWER_IS_BETTER, *parts[:k]]), " · ".join(parts[k:]))
+        for k in range(1, len(parts))
+    ]
+    first, second = min(splits, key=lambda pair: max(map(len, pair)))
+    return [first, second]
+
+
 def _int(value: float) -> str:
     return str(int(value))
 
@@ -242,5 +278,7 @@ __all__ = [
     "ranking_brief",
     "ranking_forms",
     "ranking_line",
+    "ranking_parts",
+    "ranking_rows",
     "turn_cost",
 ]

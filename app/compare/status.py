@@ -3,14 +3,14 @@
 The header names what the pane asks (provider · model · api), so the status line under it can
 leave those out and stay short enough for a pane a third of the screen wide:
 
-    complete · TTFT 0.42s · 61.0 tok/s · 2.91s · in 12 out 180 cached 4 · finish stop · $0.0012
+    complete · TTFT 420 ms · 61.0 tok/s · total 2.91s · in 12 out 180 · finish stop · $0.0012
 """
 
 from __future__ import annotations
 
 from app.compare.stats import PaneStats, format_cost
 from app.display.sanitize import clean_line
-from app.display.speed import estimate_tokens, format_seconds
+from app.display.speed import estimate_tokens, format_ms, format_seconds
 from app.display.status_line import (
     DIM,
     ERROR,
@@ -65,9 +65,7 @@ def pane_status_segments(
     live = word in (WAITING, STREAMING)
     if live and watch.silent_for(now) >= STILL_WORKING_AFTER:
         parts.append((f"still working {format_seconds(now - watch.started)}", WARN))
-    parts.append(
-        (f"TTFT {format_seconds(stats.ttft)}" if stats.ttft is not None else "TTFT –", DIM)
-    )
+    parts.append((f"TTFT {format_ms(stats.ttft)}" if stats.ttft is not None else "TTFT –", DIM))
     if stats.rate is not None:
         mark = "~" if stats.rate.estimated else ""
         parts.append((f"{mark}{stats.rate.tokens_per_second:.1f} tok/s", DIM))
@@ -75,9 +73,9 @@ def pane_status_segments(
         parts.append(("– tok/s", DIM))
     if stats.duration is not None or live:
         elapsed = stats.duration if stats.duration is not None else now - watch.started
-        parts.append((format_seconds(max(0.0, elapsed)), DIM))
+        parts.append((f"total {format_seconds(max(0.0, elapsed))}", DIM))
     else:  # a stored answer cut off by a crash has no end time
-        parts.append(("–s", DIM))
+        parts.append(("total –", DIM))
     if stats.usage is not None:
         parts.append((_usage(stats, turn, watch.chars, blind=blind), DIM))
         if not blind:

@@ -53,6 +53,12 @@ def format_seconds(seconds: float) -> str:
     return f"{minutes}m{rest:02d}s"
 
 
+def format_ms(seconds: float) -> str:
+    """A time to first token in whole ms (403 ms), as the inspector's timeline, the leaderboard
+    and `ask` show it: a comparison's panes and ranking say the same number."""
+    return f"{round(round(seconds * 1000, 1))} ms"
+
+
 def format_size(chars: int) -> str:
     """Reasoning size for a title: characters, with k for thousands."""
     if chars < 1000:
@@ -60,4 +66,11 @@ def format_size(chars: int) -> str:
     return f"{chars / 1000:.1f}k chars"
 
 
-__all__ = ["Rate", "estimate_tokens", "format_seconds", "format_size", "tokens_per_second"]
+__all__ = [
+    "Rate",
+    "estimate_tokens",
+    "format_ms",
+    "format_seconds",
+    "format_size",
+    "tokens_per_second",
+]

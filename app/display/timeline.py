@@ -13,7 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 
-from app.display.speed import CHARS_PER_TOKEN
+from app.display.speed import CHARS_PER_TOKEN, tokens_per_second
+from app.providers.timing import to_ms
 
 STALL = 1.0  # seconds of silence after the first token that count as a stall
 FIRST, STALLED, END, QUIET = "▲", "─", "┃", " "
@@ -28,7 +29,7 @@ class Arrival:
 @dataclass(frozen=True, slots=True)
 class Figures:
     ttft_ms: int | None
-    tokens_per_second: float | None  # first token to last, as the status bar measures
+    tokens_per_second: float | None  # first token to the end, as every figure measures it
     fastest_10: float | None  # tok/s of the fastest tenth of the generation, in short windows
     slowest_10: float | None
     longest_silence_ms: int | None  # the longest gap between two arrivals after the first
@@ -102,6 +103,9 @@ class Timeline:
         return "".join(row)
 
     def figures(self) -> Figures:
+        """TTFT and tok/s measured as a turn's own figures are (the panes, the ranking, the
+        history): whole ms from the request to the first token, and the output count over the
+        first token to the end of the stream (to the last arrival while it streams)."""
         first, last = self.first, self.last
         estimated = not self.output_tokens
         if first is None or last is None:
@@ -109,11 +113,15 @@ class Timeline:
         silences = [b - a for a, b in pairwise([a.at for a in self.arrivals if a.at >= first])]
         longest = round(max(silences) * 1000) if silences else None
         scale = self._tokens_per_char()
-        generated = sum(a.size for a in self.arrivals if a.at > first) * scale
-        duration = last - first
-        rate = generated / duration if duration > 0 else None
+        ttft_ms = to_ms(first)
+        end = self.ended if self.ended is not None else last
+        chars = sum(a.size for a in self.arrivals)
+        rate = tokens_per_second(
+            self.output_tokens or None, chars, ttft_ms / 1000, to_ms(end) / 1000
+        )
         fastest, slowest = _tenths(self.arrivals, first, last, scale)
-        return Figures(round(first * 1000), rate, fastest, slowest, longest, estimated)
+        speed = None if rate is None else rate.tokens_per_second
+        return Figures(ttft_ms, speed, fastest, slowest, longest, estimated)
 
 
 def _tenths(

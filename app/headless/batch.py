@@ -34,7 +34,7 @@ import math
 import random
 import time
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future
 from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from app.compare.stats import PaneTimes, pane_stats, turn_cost
+from app.display.speed import tokens_per_second
 from app.headless.ask import EXIT_COMPLETE, EXIT_FAILED, EXIT_STOPPED, answer_json, serve_demo
 from app.headless.batch_file import BatchPrompt
 from app.headless.batch_progress import REDRAW_EVERY, Progress, Tally, summary_table
@@ -54,6 +55,7 @@ from app.settings.redaction import provider_secrets, scrub, unique
 from app.store import Store, StoreError
 from app.store.writer import StoreWriter
 from app.wire.conversation import Conversation
+from app.wire.events import Usage
 from app.wire.turn import Turn, TurnStatus
 
 DEFAULT_CONCURRENCY = 4
@@ -180,7 +182,7 @@ class BatchRun:
         self.queues = self._queues()
         self.on_news: Callable[[BatchNews], None] | None = None  # a live view's (--ui)
         for queue, tally in zip(self.queues, tallies, strict=True):
-            tally.total = len(queue)
+            tally.total = tally.resumed + len(queue)
 
     # -- the run ---------------------------------------------------------------------------------
 
@@ -459,6 +461,7 @@ def run_batch(
             count = len(job.kept.keys)
             stderr.write(f"batch: {count} answers already complete in {job.out}: not asked again\n")
         tallies = [Tally(f"{p.name}:{p.model}", 0) for p in providers]
+        count_kept(job.kept, providers, tallies)
         run = BatchRun(
             job,
             providers,
@@ -481,6 +484,41 @@ def run_batch(
     return exit_status(run)
 
 
+def count_kept(kept: Kept, providers: Sequence[ProviderConfig], tallies: Sequence[Tally]) -> None:
+    """A resumed run's table and summary cover the whole --out file: the answers kept from it
+    count as complete, with their figures as written (TTFT, tok/s over the first token to the
+    end, tokens, cost at the config's prices), though they are not asked again."""
+    by_name = {(p.name, p.model): n for n, p in enumerate(providers)}
+    for row in kept.rows:
+        pane = by_name.get((row["provider"], row["model"]))
+        if pane is None:
+            continue
+        provider, tally = providers[pane], tallies[pane]
+        ttft, duration = _int(row.get("ttft_ms")), _int(row.get("duration_ms"))
+        output, usage = _int(row.get("output_tokens")), None
+        if output is not None or _int(row.get("input_tokens")) is not None:
+            usage = Usage(_int(row.get("input_tokens")), output, _int(row.get("cached_tokens")))
+        rate = None
+        if ttft is not None and duration is not None:
+            found = tokens_per_second(output, 0, ttft / 1000, duration / 1000)
+            rate = None if found is None else found.tokens_per_second
+        tally.resumed += 1
+        tally.finish(
+            TurnStatus.COMPLETE,
+            ttft_ms=ttft,
+            tok_s=rate,
+            output_tokens=output,
+            cost=turn_cost(provider, usage),
+        )
+
+
+def _int(value: str | None) -> int | None:
+    try:
+        return None if not value else int(value)
+    except ValueError:
+        return None
+
+
 def exit_status(run: BatchRun) -> int:
     """How a run ended, as `triptych batch` (and `batch --ui`) exits: 130 stopped, 1 when an
     answer did not complete or --out stopped taking lines, else 0."""
@@ -497,6 +535,7 @@ __all__ = [
     "BatchJob",
     "BatchNews",
     "BatchRun",
+    "count_kept",
     "exit_status",
     "retry_after",
     "retry_delay",

@@ -27,9 +27,11 @@ class Tally:
     """One provider:model's answers in this run."""
 
     label: str
-    total: int  # answers to ask in this run (resumed ones are not among them)
+    total: int  # answers of the run: to ask, and those resumed from --out (done already)
+    resumed: int = 0  # of them, kept from --out: not timed by this run's ETA
     complete: int = 0
     failed: int = 0
+    stopped: int = 0  # by the user (Ctrl+C, Esc), apart from streams cut off
     interrupted: int = 0
     in_flight: int = 0
     retries: int = 0
@@ -41,7 +43,7 @@ class Tally:
 
     @property
     def done(self) -> int:
-        return self.complete + self.failed + self.interrupted
+        return self.complete + self.failed + self.stopped + self.interrupted
 
     def finish(
         self,
@@ -63,6 +65,8 @@ class Tally:
                 self.cost = (self.cost or 0.0) + cost
         elif status is TurnStatus.FAILED:
             self.failed += 1
+        elif status is TurnStatus.STOPPED:
+            self.stopped += 1
         else:
             self.interrupted += 1
 
@@ -121,10 +125,10 @@ def bar_line(tally: Tally, elapsed: float, width: int, names: int = 0) -> str:
     left = tally.total - tally.done
     if left == 0:
         eta = "done"
-    elif tally.done == 0 or elapsed <= 0:
+    elif tally.done - tally.resumed <= 0 or elapsed <= 0:
         eta = "ETA –"
     else:
-        eta = "ETA " + _clock(elapsed / tally.done * left)
+        eta = "ETA " + _clock(elapsed / (tally.done - tally.resumed) * left)
     parts = [
         f"{tally.complete} done",
         f"{tally.failed} failed",
@@ -156,6 +160,7 @@ SUMMARY_HEAD = (
     "provider:model",
     "complete",
     "failed",
+    "stopped",
     "interrupted",
     "TTFT p50",
     "TTFT p95",
@@ -177,6 +182,7 @@ def summary_table(tallies: Sequence[Tally]) -> str:
                 clean_line(t.label),
                 str(t.complete),
                 str(t.failed),
+                str(t.stopped),
                 str(t.interrupted),
                 "–" if p50 is None else f"{p50:.0f} ms",
                 "–" if p95 is None else f"{p95:.0f} ms",

@@ -107,6 +107,7 @@ class Kept:
 
     keys: frozenset[Key]
     lines: tuple[str, ...]  # each a whole record (a CSV record may span lines), newline-ended
+    rows: tuple[dict[str, str], ...] = ()  # each kept answer as the table's cells (COLUMNS)
 
 
 def read_results(path: Path, fmt: str, shape: RunShape) -> Kept:
@@ -131,13 +132,17 @@ def read_results(path: Path, fmt: str, shape: RunShape) -> Kept:
     spelt, back = _as_written(shape, fmt)
     keys: set[Key] = set()
     lines: list[str] = []
+    rows: list[dict[str, str]] = []
     for number, record, line in reader(path, text):
         prompt_id, provider, model, repeat = _check(path, number, record, spelt)
         key = (back[prompt_id], *back_pair(back, provider, model), repeat)
         if record["status"] == "complete" and key not in keys:
             keys.add(key)
             lines.append(line)
-    return Kept(frozenset(keys), tuple(lines))
+            cells = table_row(json.loads(line)) if fmt == "jsonl" else dict(record)
+            cells["provider"], cells["model"] = key[1], key[2]  # as the run names them
+            rows.append(cells)
+    return Kept(frozenset(keys), tuple(lines), tuple(rows))
 
 
 def _as_written(shape: RunShape, fmt: str) -> tuple[RunShape, dict[str, str]]:
@@ -244,10 +249,16 @@ def csv_line(cells: Iterable[str]) -> str:
 
 
 def _md_records(path: Path, text: str) -> Iterable[tuple[int, dict[str, str], str]]:
+    """The records table: the whole file while a run writes it, under `## Records` once
+    the run has put the grid and the answers above it."""
     lines = _lines(text)
-    if "".join(lines[:2]) != MD_HEADER:
+    head = MD_HEADER.splitlines(keepends=True)
+    # Under the last `## Records` (an answer above may hold anything; a record is a table row)
+    marks = [n for n, line in enumerate(lines) if line == RECORDS_HEADING]
+    start = marks[-1] + 2 if marks else 0
+    if lines[start : start + 2] != head:
         raise ResultsFileError(_not_ours(path, 1, "its header is not the batch columns"))
-    for number, line in enumerate(lines[2:], 3):
+    for number, line in enumerate(lines[start + 2 :], start + 3):
         if not line.strip():
             continue
         body = line.rstrip("\n")
@@ -258,6 +269,81 @@ def _md_records(path: Path, text: str) -> Iterable[tuple[int, dict[str, str], st
             raise ResultsFileError(_not_ours(path, number, f"{len(cells)} cells"))
         record = dict(zip(COLUMNS, cells, strict=True))
         yield number, record, line
+
+
+RECORDS_HEADING = "## Records\n"
+EXCERPT = 60  # characters of an answer in its grid cell
+
+
+def md_unescape(cell: str) -> str:
+    """A cell as `md_cell` wrote it, back to its text (line breaks and `|` restored)."""
+    out, index = [], 0
+    while index < len(cell):
+        if cell.startswith("<br>", index):
+            out.append("\n")
+            index += 4
+        elif cell[index] == "\\" and index + 1 < len(cell):
+            out.append(cell[index + 1])
+            index += 2
+        else:
+            out.append(cell[index])
+            index += 1
+    return "".join(out)
+
+
+def _prompt_order(row: Mapping[str, str]) -> tuple[int, str, int]:
+    pid = row["prompt_id"]
+    return (int(pid) if pid.isdigit() else 1 << 62, pid, int(row["repeat"] or 1))
+
+
+def md_grid(rows: Iterable[Mapping[str, str]]) -> str:
+    """The run as a reader wants it: a prompt × provider grid (each cell the answer's status
+    and its first words, escaped for a table cell), then every answer whole under headings."""
+    rows = sorted(rows, key=_prompt_order)
+    names = list(dict.fromkeys(f"{r['provider']}:{r['model']}" for r in rows))
+    asked: dict[tuple[str, int], dict[str, Mapping[str, str]]] = {}
+    prompts: dict[tuple[str, int], str] = {}
+    for row in rows:
+        key = (row["prompt_id"], int(row["repeat"] or 1))
+        asked.setdefault(key, {})[f"{row['provider']}:{row['model']}"] = row
+        prompts[key] = row["prompt"]
+    out = ["# Batch results\n", "\n", md_line(["prompt", *names])]
+    out.append("|" + "---|" * (len(names) + 1) + "\n")
+    for (pid, repeat), found in asked.items():
+        label = f"{pid}. {_excerpt(prompts[(pid, repeat)])}" + (f" #{repeat}" if repeat > 1 else "")
+        cells = [label]
+        for name in names:
+            answer = found.get(name)
+            if answer is None:
+                cells.append("–")
+                continue
+            words = answer["text"] if answer["status"] == "complete" else answer["error_message"]
+            cells.append(f"{answer['status']} · {_excerpt(words)}" if words else answer["status"])
+        out.append(md_line(cells))
+    for (pid, repeat), found in asked.items():
+        again = f" (#{repeat})" if repeat > 1 else ""
+        out += ["\n", f"## {pid}. {clean_line(_excerpt(prompts[(pid, repeat)], 80))}{again}\n"]
+        for name in names:
+            answer = found.get(name)
+            if answer is None:
+                continue
+            out += ["\n", f"### {clean_line(name)} · {answer['status']}\n", "\n"]
+            body = answer["text"] or answer["error_message"] or "(no text)"
+            out.append(body.rstrip("\n") + "\n")
+    out += ["\n", RECORDS_HEADING, "\n"]
+    return "".join(out)
+
+
+def _as_read(row: Mapping[str, str]) -> dict[str, str]:
+    """A kept .md record's cells as text, the same as this run's answers go into the grid
+    (its provider and model come from the run, unescaped already)."""
+    named = ("provider", "model")
+    return {k: md_unescape(md_cell(v) if k in named else v) for k, v in row.items()}
+
+
+def _excerpt(text: str, size: int = EXCERPT) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= size else flat[: size - 1] + "…"
 
 
 @contextlib.contextmanager
@@ -317,6 +403,9 @@ class ResultsWriter:
         self.path = path
         self.fmt = fmt
         self.problem: str | None = None  # why writing stopped mid-run (a full disk)
+        # .md: every record, to put the grid above them when the run ends
+        self._records = list(kept.lines)
+        self._rows = [_as_read(row) for row in kept.rows] if fmt == "md" else []
         head = {"jsonl": "", "csv": csv_line(COLUMNS), "md": MD_HEADER}[fmt]
         temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         try:
@@ -345,6 +434,9 @@ class ResultsWriter:
         else:
             row = table_row(document)
             line = md_line(row.values())
+            self._records.append(line)
+            # as a resumed run reads it back, so the grid is the same either way
+            self._rows.append({k: md_unescape(md_cell(v)) for k, v in row.items()})
         try:
             self._file.write(line)
             self._file.flush()
@@ -354,6 +446,23 @@ class ResultsWriter:
     def close(self) -> None:
         with contextlib.suppress(OSError):  # a full disk: the flush at close fails again
             self._file.close()
+        if self.fmt == "md" and self.problem is None and self._rows:
+            self._write_grid()
+
+    def _write_grid(self) -> None:
+        """The finished .md: the grid and the answers, then the records (what a resumed run
+        reads); written beside and renamed over, so a failure leaves the records as they were."""
+        temporary = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+        try:
+            with temporary.open("w", encoding="utf-8", newline="") as fresh:
+                fresh.write(md_grid(self._rows) + MD_HEADER + "".join(self._records))
+                fresh.flush()
+                os.fsync(fresh.fileno())
+            os.replace(temporary, self.path)
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                temporary.unlink()
+            self.problem = f"--out {self.path}: writing the grid failed: {exc.strerror or exc}"
 
 
 __all__ = [
@@ -363,6 +472,8 @@ __all__ = [
     "ResultsFileError",
     "ResultsWriter",
     "RunShape",
+    "md_grid",
+    "md_unescape",
     "read_results",
     "results_format",
     "results_lock",

@@ -81,7 +81,8 @@ def standing_json(row: Standing) -> dict[str, Any]:
     """The `--json` object: every field of the row; ratings to a tenth, the rate to 4 places."""
     document = asdict(row)
     for name in ("rating", "rating_low", "rating_high"):
-        document[name] = round(document[name], 1)
+        if document[name] is not None:  # null: too few votes for an interval
+            document[name] = round(document[name], 1)
     document["win_rate"] = round(row.win_rate, 4)
     for name in ("ttft_ms_median", "tok_s_median"):
         if document[name] is not None:
@@ -89,14 +90,21 @@ def standing_json(row: Standing) -> dict[str, Any]:
     return document
 
 
+def interval_text(row: Standing) -> str:
+    """`1146–1270`, or `n/a (3 votes)` below the votes an interval needs."""
+    if row.rating_low is None or row.rating_high is None:
+        return f"n/a ({row.votes} vote{'' if row.votes == 1 else 's'})"
+    return f"{row.rating_low:.0f}–{row.rating_high:.0f}"
+
+
 def format_table(rows: list[Standing]) -> str:
     """Best first, columns aligned; provider and model names cleaned of control characters."""
     body = [
         (
-            str(rank),
+            str(row.rank),
             clean_line(f"{row.provider}:{row.model}"),
             f"{row.rating:.0f}",
-            f"{row.rating_low:.0f}–{row.rating_high:.0f}",
+            interval_text(row),
             str(row.battles),
             str(row.wins),
             str(row.losses),
@@ -106,7 +114,7 @@ def format_table(rows: list[Standing]) -> str:
             "–" if row.tok_s_median is None else f"{row.tok_s_median:.1f}",
             "–" if row.cost_median is None else format_cost(row.cost_median),
         )
-        for rank, row in enumerate(rows, 1)
+        for row in rows
     ]
     widths = [max(len(line[i]) for line in [_HEAD, *body]) for i in range(len(_HEAD))]
     text_columns = {1}
@@ -120,4 +128,11 @@ def format_table(rows: list[Standing]) -> str:
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["NO_VOTES", "BadDate", "format_table", "parse_since", "run_leaderboard"]
+__all__ = [
+    "NO_VOTES",
+    "BadDate",
+    "format_table",
+    "interval_text",
+    "parse_since",
+    "run_leaderboard",
+]

@@ -67,6 +67,11 @@ class ExchangeCapture:
     def _ms(self) -> float:
         return round((time.monotonic() - self._start) * 1000, 1)
 
+    @property
+    def read_ms(self) -> float:
+        """When the read being decoded arrived (ms since the request was sent)."""
+        return self._now
+
     def response(self, status: int, headers: Mapping[str, str]) -> None:
         exchange = self.exchange
         exchange.status = status

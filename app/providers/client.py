@@ -234,8 +234,8 @@ class ProviderClient:
             run.fail("internal_error", f"{type(exc).__name__}: {exc}")
             run.record_end("error", str(exc))
         finally:
-            timing.ended = time.monotonic()
             run.end_capture("eof")
+            timing.ended = run.clock_reading()
             run.flush()
             self._scrub(turn, run.secrets)
             if tools:
@@ -257,6 +257,7 @@ class ProviderClient:
             request.body,
             run.secrets,
             keep_bytes=self.keep_stream,
+            started=run.timing.started,  # one clock: the timeline's times are the turn's
         )
         if run.capture is not None:
             capture.exchange.retried = run.capture.exchange
@@ -590,11 +591,28 @@ class _Run:
         if self.capture is not None:
             self.capture.end(outcome, detail)
 
+    def read_at(self) -> float:
+        """When the network read being decoded arrived, as the capture timed it: the first
+        token is the same moment in the turn's TTFT and in the inspector's timeline (and so in
+        the panes, the ranking, the history and `--json`), not a reading taken a little later."""
+        capture = self.capture
+        if capture is None:
+            return time.monotonic()
+        return self.timing.started + capture.read_ms / 1000
+
+    def clock_reading(self) -> float:
+        """The end of the turn: when its capture ended, on the capture's clock."""
+        capture = self.capture
+        ended = None if capture is None else capture.exchange.ended_ms
+        if ended is None:
+            return time.monotonic()
+        return self.timing.started + ended / 1000
+
     def apply(self, events: list[Event]) -> None:
         if not events:
             return
         if self.timing.first_token is None and any(isinstance(e, _TOKEN_EVENTS) for e in events):
-            self.timing.first_token = time.monotonic()
+            self.timing.first_token = self.read_at()
         if not self.secrets:
             self._deliver(events)
             return

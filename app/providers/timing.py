@@ -6,6 +6,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 
+def to_ms(seconds: float) -> int:
+    """Whole milliseconds, the one rounding every figure of a turn goes through: to a tenth
+    first (the capture's resolution), so `started + at - started` and `at` itself, which
+    differ in the last float digit, never round to two numbers."""
+    return round(round(seconds * 1000, 1))
+
+
 @dataclass(slots=True)
 class Timing:
     """When a turn started, first showed a token and ended (`time.monotonic()` seconds)."""
@@ -16,11 +23,11 @@ class Timing:
 
     @property
     def ttft_ms(self) -> int | None:
-        return None if self.first_token is None else round((self.first_token - self.started) * 1000)
+        return None if self.first_token is None else to_ms(self.first_token - self.started)
 
     @property
     def duration_ms(self) -> int | None:
-        return None if self.ended is None else round((self.ended - self.started) * 1000)
+        return None if self.ended is None else to_ms(self.ended - self.started)
 
 
-__all__ = ["Timing"]
+__all__ = ["Timing", "to_ms"]

@@ -67,6 +67,16 @@ def data_dir(environ: Mapping[str, str] | None = None) -> Path:
     return Path(platformdirs.user_data_dir(APP_NAME, appauthor=False))
 
 
+def screenshots_dir(environ: Mapping[str, str] | None = None) -> Path:
+    """The user's Downloads folder (platformdirs: XDG's, else ~/Downloads), as Textual saves
+    there; else the data dir's `screenshots/` (made when first needed): a server or a fresh
+    account has no Downloads, and Textual's own save then failed."""
+    downloads = platformdirs.user_downloads_path()
+    if downloads.is_dir():
+        return downloads
+    return data_dir(environ) / "screenshots"
+
+
 def state_path(environ: Mapping[str, str] | None = None) -> Path:
     """state.toml sits in the data dir, apart from config.toml, so the user's file is never
     rewritten and its comments survive."""

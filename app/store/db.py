@@ -667,7 +667,7 @@ class Store:
     def list_conversations(self, limit: int = 100) -> list[ConversationSummary]:
         """Newest first (by last activity)."""
         with self._read() as conn:
-            return queries.summaries(conn, queries.newest_ids(conn, limit))
+            return queries.summaries(conn, queries.newest_ids(conn, limit), runs=True)
 
     def search(self, query: str, limit: int = 100) -> list[ConversationSummary]:
         """Conversations whose prompts, answers or title hold every word of `query`."""

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import re
 import sqlite3
 from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import PurePath
 
 from app.store import parts
 from app.store.records import ConversationSummary, first_line
@@ -14,14 +17,51 @@ _CHUNK = 500  # stays under SQLite's smallest limit on bound parameters (999)
 
 
 def newest_ids(conn: sqlite3.Connection, limit: int) -> list[int]:
+    """Newest first; a batch run is one entry (its latest prompt's conversation stands for
+    it): five runs of 20 prompts are five lines, not a hundred among the chats."""
     rows = conn.execute(
-        "SELECT id FROM conversations ORDER BY updated_at DESC, id DESC LIMIT ?", (limit,)
+        "SELECT id FROM conversations c WHERE c.batch_id IS NULL OR c.id = ("
+        " SELECT b.id FROM conversations b WHERE b.batch_id = c.batch_id"
+        " ORDER BY b.updated_at DESC, b.id DESC LIMIT 1) "
+        "ORDER BY updated_at DESC, id DESC LIMIT ?",
+        (limit,),
     )
     return [row[0] for row in rows]
 
 
-def summaries(conn: sqlite3.Connection, ids: Sequence[int]) -> list[ConversationSummary]:
-    """Summaries for `ids`, in the order given."""
+def run_summary(conn: sqlite3.Connection, summary: ConversationSummary) -> ConversationSummary:
+    """A batch conversation's line as its run's: the prompt file, how many prompts, every
+    message of the run, its providers."""
+    row = conn.execute(
+        "SELECT b.source, b.providers, count(DISTINCT c.id) AS prompts, "
+        " (SELECT count(*) FROM messages m JOIN conversations d ON d.id = m.conversation_id"
+        "  WHERE d.batch_id = b.id) AS messages "
+        "FROM conversations c JOIN batches b ON b.id = c.batch_id "
+        "WHERE c.batch_id = (SELECT batch_id FROM conversations WHERE id = ?) GROUP BY b.id",
+        (summary.id,),
+    ).fetchone()
+    if row is None:
+        return summary
+    name = PurePath(row["source"]).name or "batch"
+    prompts = row["prompts"]
+    try:
+        providers = tuple(str(p).split(":", 1)[0] for p in json.loads(row["providers"]))
+    except (ValueError, TypeError):
+        providers = summary.providers
+    return replace(
+        summary,
+        title=f"{name} · {prompts} prompt{'s' if prompts != 1 else ''}",
+        providers=tuple(dict.fromkeys(providers)) or summary.providers,
+        message_count=row["messages"],
+        outcome="",
+    )
+
+
+def summaries(
+    conn: sqlite3.Connection, ids: Sequence[int], *, runs: bool = False
+) -> list[ConversationSummary]:
+    """Summaries for `ids`, in the order given; `runs`: a batch conversation's is its run's
+    (the history list; a search names the prompt it found)."""
     found: dict[int, ConversationSummary] = {}
     for start in range(0, len(ids), _CHUNK):
         chunk = list(ids[start : start + _CHUNK])
@@ -51,7 +91,7 @@ def summaries(conn: sqlite3.Connection, ids: Sequence[int]) -> list[Conversation
             f"FROM conversations c WHERE c.id IN ({marks})",
             chunk,
         ):
-            found[row["id"]] = ConversationSummary(
+            found[row["id"]] = summary = ConversationSummary(
                 id=row["id"],
                 title=first_line(row["title"]) or first_line(row["first_prompt"] or ""),
                 kind=row["kind"],
@@ -61,6 +101,8 @@ def summaries(conn: sqlite3.Connection, ids: Sequence[int]) -> list[Conversation
                 updated_at=row["updated_at"],
                 outcome=outcome(row["prompts"], statuses.get(row["id"], [])),
             )
+            if runs and row["kind"] == "batch":
+                found[row["id"]] = run_summary(conn, summary)
     return [found[i] for i in ids if i in found]
 
 

@@ -28,7 +28,7 @@ from app.demo.names import is_demo
 from app.display.sanitize import clean_line
 from app.settings.api_keys import found_key_variables
 from app.settings.config import Config, ProviderConfig
-from app.settings.paths import config_path, state_path, user_themes_dir
+from app.settings.paths import config_path, screenshots_dir, state_path, user_themes_dir
 from app.settings.state import State, load_state, save_state
 from app.store.session import History, PaneHistory
 from app.ui import textual_keys, textual_layout, textual_strips
@@ -178,6 +178,24 @@ class TriptychApp(ChatHost):
         for command in super().get_system_commands(screen):
             if command.title not in self.HIDDEN_SYSTEM_COMMANDS:
                 yield command
+
+    def deliver_screenshot(
+        self,
+        filename: str | None = None,
+        path: str | None = None,
+        time_format: str | None = None,
+    ) -> str | None:
+        """The palette's "Screenshot": to Downloads, else to the data dir's screenshots/
+        (Textual then says where it saved it, or that it could not)."""
+        if path is None:
+            where = screenshots_dir()
+            try:
+                where.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                self.notify(f"Cannot save a screenshot in {where}: {exc}", markup=False)
+                return None
+            path = str(where)
+        return super().deliver_screenshot(filename, path, time_format)
 
     def copy_to_clipboard(self, text: str) -> None:
         """Every copy (a selection too) also goes to tmux inside tmux, and says where it went."""

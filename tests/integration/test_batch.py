@@ -22,7 +22,7 @@ from app.headless.ask import answer_json
 from app.headless.batch_results import COLUMNS
 from app.providers.client import Timing
 from app.settings.config import ProviderConfig
-from app.store import Store, history_path
+from app.store import Store, StoredConversation, history_path
 from app.wire.engine import Api
 from app.wire.turn import Turn
 from tests.fakes import provider as fake
@@ -72,6 +72,14 @@ def batch(capsys: pytest.CaptureFixture[str], conf: Path, *argv: str) -> tuple[i
     return code, out, err
 
 
+def run_conversations(store: Store) -> list[StoredConversation]:
+    """The prompts of the one batch run in the history (the list shows the run as one entry)."""
+    (entry,) = store.list_conversations()
+    batch_id = store.load(entry.id).batch_id
+    assert batch_id is not None
+    return [store.load(i) for i in store.batch_conversations(batch_id)]
+
+
 def lines_of(path: Path) -> list[dict[str, object]]:
     return [json.loads(line) for line in path.read_text().splitlines()]
 
@@ -118,10 +126,10 @@ def test_a_text_file_with_a_failing_provider(
     assert "6/6 · " in err
     # One conversation of kind batch per prompt, each provider in its own pane.
     store = Store.open(history_path())
-    conversations = store.list_conversations()
-    assert sorted(c.title for c in conversations) == ["first", "second", "third"]
+    conversations = run_conversations(store)
+    assert sorted(c.messages[0].text for c in conversations) == ["first", "second", "third"]
     assert {c.kind for c in conversations} == {"batch"}
-    stored = store.load(conversations[0].id)
+    stored = conversations[0]
     assert [(m.role, m.pane, m.provider) for m in stored.messages] == [
         ("user", None, None), ("assistant", 0, "good"), ("assistant", 1, "bad"),
     ]  # fmt: skip
@@ -155,7 +163,7 @@ def test_a_jsonl_file_with_ids_systems_and_repeats(
     )
     assert table_row(out, "good:m-good")[1:4] == ["4", "0", "0"]
     store = Store.open(history_path())
-    (alpha,) = [c for c in store.list_conversations() if c.title == "alpha"]
+    (alpha,) = [c for c in run_conversations(store) if c.messages[0].text == "alpha"]
     messages = store.load(alpha.id).messages
     assert [m.role for m in messages] == ["user", "assistant", "user", "assistant"]
     assert store.load(alpha.id).system == "be brief"
@@ -229,10 +237,11 @@ def test_ctrl_c_stops_every_stream_keeps_finished_lines_and_exits_130(
     assert "stopped on Ctrl+C" in err
     records = lines_of(tmp_path / "r.jsonl")
     assert [(r["prompt"], r["status"]) for r in records] == [("quick", "complete")]
-    assert table_row(out, "good:m-good")[1:4] == ["1", "0", "1"]
+    # complete, failed, stopped (the user's Ctrl+C), interrupted (a stream cut off)
+    assert table_row(out, "good:m-good")[1:5] == ["1", "0", "1", "0"]
     store = Store.open(tmp_path / "data" / "history.sqlite3")
-    (slow,) = [c for c in store.list_conversations() if c.title == "slow"]
-    answer = store.load(slow.id).messages[-1]
+    (slow,) = [c for c in run_conversations(store) if c.messages[0].text == "slow"]
+    answer = slow.messages[-1]
     assert answer.turn is not None
     assert answer.turn.status.value == "stopped"  # the history keeps the stopped answer
 
@@ -318,7 +327,15 @@ def test_csv_and_markdown_results_are_tables_and_resume(
             "complete", "good", "3",
         )  # fmt: skip
     else:
-        lines = text.splitlines()
+        # a prompt × provider grid (status and an excerpt, escaped), the answers whole, then
+        # the records a resumed run reads
+        grid, _, records = text.partition("## Records\n\n")
+        head = grid.splitlines()
+        assert head[2:4] == ["| prompt | good:m-good |", "|---|---|"]
+        assert head[4] == "| 1. pipes \\| and \\\\ slashes | complete · line one line \\| two |"
+        assert head[5] == "| 2. plain | complete · line one line \\| two |"
+        assert "### good:m-good · complete\n\nline one\nline | two\n" in grid
+        lines = records.splitlines()
         assert lines[0] == "| " + " | ".join(COLUMNS) + " |"
         assert lines[1] == "|" + "---|" * len(COLUMNS)
         assert len(lines) == 4

@@ -267,7 +267,8 @@ async def test_quitting_during_a_batch_stops_its_streams_and_keeps_them_stopped(
 async def test_the_history_list_labels_a_batchs_prompts_as_a_batch(
     fakes: dict[Api, FakeProvider], tmp_path: Path
 ) -> None:
-    """Each prompt of a batch is a conversation of its own: the list says it is a batch, and
+    """A batch run is one entry of the list (its prompts are conversations of their own, one
+    line each once made it a hundred lines for five runs): the list says it is a batch, and
     how many providers it asked, as it says a comparison is one."""
     push_two(fakes)
     assert await run_headless(job_for(fakes, tmp_path), tmp_path / "history.db") == 1
@@ -277,6 +278,6 @@ async def test_the_history_list_labels_a_batchs_prompts_as_a_batch(
         await wait_until(pilot, lambda: isinstance(app.screen, HistoryScreen), what="history")
         await pilot.pause()
         rows = [line for line in screen_text(app).splitlines() if "#" in line]
-        assert len(rows) == 2
-        assert all("· 4 messages · batch · 3 providers" in row for row in rows), rows
+        assert len(rows) == 1
+        assert all("· 8 messages · batch · 3 providers" in row for row in rows), rows
         assert all("comparison" not in row for row in rows)

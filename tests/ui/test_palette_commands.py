@@ -60,6 +60,7 @@ COMPARE = [
     "Parameters…",
     "System prompt…",
     "Attach file…",
+    "Leaderboard",
     "Blind comparison",
     "Keys and help",
 ]

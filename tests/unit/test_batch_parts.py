@@ -104,8 +104,12 @@ def test_the_final_table_has_percentiles_tokens_cost_and_retries() -> None:
                      cost=0.001)  # fmt: skip
     tally.finish(TurnStatus.STOPPED, ttft_ms=None, tok_s=None, output_tokens=None, cost=None)
     head, row = summary_table([tally]).splitlines()
-    assert head.split()[:4] == ["provider:model", "complete", "failed", "interrupted"]
-    assert row.split() == ["kenari:m1", "4", "0", "1", "200", "ms", "400", "ms", "20.0", "40",
-                           "$0.004", "2"]  # fmt: skip
+    head_cells = ["provider:model", "complete", "failed", "stopped", "interrupted"]
+    assert head.split()[:5] == head_cells
+    # the user's stop is counted as stopped, not as a stream cut off (interrupted)
+    assert row.split() == ["kenari:m1", "4", "0", "1", "0", "200", "ms", "400", "ms", "20.0",
+                           "40", "$0.004", "2"]  # fmt: skip
+    tally.finish(TurnStatus.INTERRUPTED, ttft_ms=None, tok_s=None, output_tokens=None, cost=None)
+    assert summary_table([tally]).splitlines()[1].split()[1:5] == ["4", "0", "1", "1"]
     assert percentile([], 0.5) is None
     assert percentile([5.0], 0.95) == 5.0

@@ -167,7 +167,8 @@ def test_pane_stats_measure_from_the_panes_own_start() -> None:
     assert stats.ttft == pytest.approx(0.5)
     assert stats.duration == pytest.approx(2.6)
     assert stats.rate is not None
-    assert stats.rate.tokens_per_second == pytest.approx(25.0)
+    # first token to the end of the stream (2.1 s), as the history's saved figures measure it
+    assert stats.rate.tokens_per_second == pytest.approx(50 / 2.1)
     assert not stats.rate.estimated
     assert stats.cost == pytest.approx((10 * 1.0 + 50 * 2.0) / 1e6)
     no_usage = pane_stats("p", priced, settled(TurnStatus.COMPLETE, None), PaneTimes(0, 1, 2, 2))
@@ -194,7 +195,7 @@ def test_ranking_orders_each_figure_and_keeps_failed_panes_out_of_total() -> Non
     line = ranking_line(stats)
     assert line == (
         "time and cost: lower is better"
-        " · first token: cheap 0.20s › broken 0.50s › dear 0.90s"
+        " · first token: cheap 200 ms › broken 500 ms › dear 900 ms"
         " · total: dear 3.00s › cheap 4.00s › broken failed"
         " · output tokens: cheap 40 › dear 90 › broken failed"
         " · cost: cheap $0.000009 › dear $0.0014 › broken failed"

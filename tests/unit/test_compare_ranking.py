@@ -57,7 +57,7 @@ def test_ties_print_as_equals_and_the_line_says_lower_is_better() -> None:
     )
     parts = sections(line)
     assert parts["time and cost"] == "lower is better"
-    assert parts["first token"] == "z 0.20s › x 0.50s = y 0.50s"
+    assert parts["first token"] == "z 200 ms › x 500 ms = y 500 ms"
     assert parts["total"] == "x 2.00s = z 2.00s › y 3.00s"
     assert parts["output tokens"] == "x 7 = y 7 › z 9"
     assert parts["cost"] == "no prices set"
@@ -65,14 +65,15 @@ def test_ties_print_as_equals_and_the_line_says_lower_is_better() -> None:
 
 
 def test_ties_are_judged_as_shown() -> None:
-    """0.501 s and 0.504 s both show as 0.50s: ranking one above the other would be a guess."""
+    """0.5004 s and 0.5001 s both show as 500 ms: ranking one above the other would be a
+    guess."""
     line = ranking_line(
         [
-            stats("x", TurnStatus.COMPLETE, PaneTimes(0, 0.504, 2, 2)),
-            stats("y", TurnStatus.COMPLETE, PaneTimes(0, 0.501, 2, 2)),
+            stats("x", TurnStatus.COMPLETE, PaneTimes(0, 0.5004, 2, 2)),
+            stats("y", TurnStatus.COMPLETE, PaneTimes(0, 0.5001, 2, 2)),
         ]
     )
-    assert sections(line)["first token"] == "x 0.50s = y 0.50s"
+    assert sections(line)["first token"] == "x 500 ms = y 500 ms"
 
 
 def test_every_pane_stopped_says_so_instead_of_ranking() -> None:
@@ -129,7 +130,7 @@ def test_the_brief_form_names_each_figures_best_and_fits_80_columns() -> None:
     brief = ranking_brief(all_stats)
     assert brief.startswith("lower is better · ")
     parts = sections(brief.removeprefix("lower is better · "))
-    assert parts["first token"] == "demo 0.41s › …"
+    assert parts["first token"] == "demo 410 ms › …"
     assert parts["total"] == "demo 4.74s › …"
     assert parts["cost"].startswith("demo = demo-messages = demo-responses $")
     assert len("ranking " + ranking_brief(all_stats[:2]).split(" · cost")[0]) <= 78

@@ -15,6 +15,7 @@ import pytest
 
 from app import cli
 from app.compare.leaderboard import (
+    MIN_VOTES_FOR_INTERVAL,
     Pairwise,
     fit_ratings,
     pairwise_outcomes,
@@ -23,6 +24,7 @@ from app.compare.leaderboard import (
 )
 from app.compare.stats import PaneStats
 from app.display.speed import Rate
+from app.headless.leaderboard import format_table
 from app.store import Store, Vote, VotePane, history_path
 from app.wire.events import Usage
 from app.wire.turn import TurnStatus
@@ -147,13 +149,15 @@ def test_standings_count_battles_wins_losses_ties_and_medians() -> None:
 
 
 def test_the_bootstrap_interval_is_reproducible_and_holds_the_rating() -> None:
-    first = standings(hand_counted(), rounds=200)
-    again = standings(hand_counted(), rounds=200)
+    first = standings(hand_counted() * 4, rounds=200)  # 12 to 24 votes each: intervals
+    again = standings(hand_counted() * 4, rounds=200)
     assert first == again  # seeded: the same votes give the same figures
     for row in first:
+        assert row.rating_low is not None
+        assert row.rating_high is not None
         assert row.rating_low <= row.rating <= row.rating_high
         assert row.rating_low < row.rating_high
-    other_seed = standings(hand_counted(), rounds=200, seed=99)
+    other_seed = standings(hand_counted() * 4, rounds=200, seed=99)
     assert [r.rating for r in other_seed] == [r.rating for r in first]
     assert [r.rating_low for r in other_seed] != [r.rating_low for r in first]
 
@@ -190,7 +194,8 @@ def test_leaderboard_json_gives_the_known_fit_for_stored_votes(
     assert [row["provider"] for row in rows] == ["A", "B", "C"]
     assert set(rows[0]) == {
         "provider", "model", "battles", "wins", "losses", "ties", "win_rate", "rating",
-        "rating_low", "rating_high", "ttft_ms_median", "tok_s_median", "cost_median",
+        "rating_low", "rating_high", "votes", "rank", "ttft_ms_median", "tok_s_median",
+        "cost_median",
     }  # fmt: skip
     a, b, c = rows
     assert (a["battles"], a["wins"], a["losses"], a["ties"]) == (90, 75, 15, 0)
@@ -303,3 +308,19 @@ def test_an_infinite_speed_is_kept_as_not_known() -> None:
     )  # fmt: skip
     pane = vote_pane("p", "m", stats)
     assert (pane.tok_s, pane.cost) == (None, None)
+
+
+def test_an_interval_needs_enough_votes_and_equal_ratings_share_a_rank() -> None:
+    """One vote gave a zero-width interval (`1211–1211`); a tie between two models that each
+    beat a third gave them ranks 2 and 3."""
+    one = standings([duel("a", "b", "a")], rounds=50)
+    assert all(row.rating_low is None and row.rating_high is None for row in one)
+    assert [row.votes for row in one] == [1, 1]
+    assert "n/a (1 vote)" in format_table(one)
+    votes = [duel("a", "c", "a"), duel("b", "c", "b"), duel("a", "b", None)]
+    many = standings(votes * MIN_VOTES_FOR_INTERVAL, rounds=50)
+    assert [(row.provider, row.rank) for row in many] == [("a", 1), ("b", 1), ("c", 3)]
+    assert all(row.rating_low is not None for row in many)
+    assert "n/a" not in format_table(many)
+    few = standings(votes * (MIN_VOTES_FOR_INTERVAL // 2 - 1), rounds=50)
+    assert "n/a (8 votes)" in format_table(few)  # each model is in two of every three votes

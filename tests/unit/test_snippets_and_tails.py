@@ -70,7 +70,7 @@ def test_a_waiting_compare_pane_shows_the_time_waited() -> None:
     )
     words = [text for text, _ in pane_status_segments(stats, Turn(), watch, now=102.5)]
     assert words[0] == "waiting"
-    assert "2.50s" in words
+    assert "total 2.50s" in words  # labelled: the time so far
 
 
 def test_open_marks_are_closed_only_where_they_open_a_word() -> None:

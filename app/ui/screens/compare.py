@@ -57,6 +57,7 @@ from app.ui.screens.branching import (
     LEAVE_SELECTION,
     STILL_ANSWERING,
 )
+from app.ui.screens.chat import ChatScreen
 from app.ui.screens.compare_branching import CompareBranchKeys
 from app.ui.screens.compare_shaping import CompareShaping, fit_pane
 from app.ui.screens.compare_wire import CompareWire
@@ -66,7 +67,7 @@ from app.ui.screens.typing import key_to_prompt
 from app.ui.widgets.chat_pane import ChatPane
 from app.ui.widgets.compare_pane import ComparePane, settled_history, show_conversation
 from app.ui.widgets.compare_panes import ComparePanes, PaneMaker
-from app.ui.widgets.compare_ranking import CompareRanking
+from app.ui.widgets.compare_ranking import CompareRanking, FullRanking
 from app.ui.widgets.compare_tabs import PaneTabs, Tab, tab_label
 from app.ui.widgets.prompt import PromptInput
 from app.ui.widgets.vote_bar import UNDO_KEY, VoteBar
@@ -501,6 +502,10 @@ class CompareScreen(FindKeys, CompareShaping, CompareBranchKeys, ToolKeys, Compa
         pane = self._round_panes[verdict.winner]
         return f"{self.round.letter(verdict.winner)} ({pane.label})"
 
+    def on_vote_bar_leaderboard_wanted(self, message: VoteBar.LeaderboardWanted) -> None:
+        message.stop()
+        self.show_leaderboard()
+
     def on_vote_bar_undo_wanted(self, message: VoteBar.UndoWanted) -> None:
         message.stop()
         self.action_undo_vote()
@@ -701,6 +706,7 @@ class CompareScreen(FindKeys, CompareShaping, CompareBranchKeys, ToolKeys, Compa
                 Choice("Change theme…", self.app.search_themes, f"now: {self.app.theme}"),
                 *self.wire_commands(),
                 *self.shaping_commands(),
+                *self._ranking_commands(),
                 *code_block_choices(self.app, pane),
             ]
         choices = [
@@ -720,6 +726,8 @@ class CompareScreen(FindKeys, CompareShaping, CompareBranchKeys, ToolKeys, Compa
             *self.wire_commands(),
             *self.shaping_commands(),
         ]
+        choices.extend(self._ranking_commands())
+        choices.append(Choice("Leaderboard", self.show_leaderboard, "ratings from blind votes"))
         if not self.blind:
             choices.append(Choice("Blind comparison", self.start_blind, "from the next prompt"))
         choices.extend(code_block_choices(self.app, pane))  # the selected pane's answers
@@ -728,6 +736,23 @@ class CompareScreen(FindKeys, CompareShaping, CompareBranchKeys, ToolKeys, Compa
     def _find_choice(self, where: str) -> Choice:
         run = lambda: self.app.call_later(self.run_action, "find")  # noqa: E731
         return Choice("Find in the conversation", run, f"ctrl+f · {where}")
+
+    def _ranking_commands(self) -> list[Choice]:
+        if not self.ranking.display:
+            return []
+        return [Choice("Show the full ranking", self.show_full_ranking, "every figure's order")]
+
+    def show_full_ranking(self) -> None:
+        if self.ranking.display:
+            self.app.push_screen(FullRanking(self.ranking.whole()))
+
+    def show_leaderboard(self) -> None:
+        """Not while the round is blind: the leaderboard's figures (median TTFT, cost) would
+        say which letter is whose."""
+        if self.hidden:
+            self.notify("Vote first: the leaderboard's figures would say who is who.", timeout=4)
+            return
+        self.post_message(ChatScreen.LeaderboardRequested())
 
     def pick_pane_provider(self) -> None:
         """Add a pane: which provider, then which of its models."""

@@ -20,6 +20,7 @@ from app.compare import format_cost
 from app.compare.leaderboard import Standing
 from app.display.rating_bar import rating_bar, scale
 from app.display.sanitize import clean_line
+from app.headless.leaderboard import interval_text
 
 NO_VOTES = "No votes yet: compare with --blind (or the palette's blind command) and vote."
 BAR_WIDTH = 24
@@ -41,18 +42,18 @@ COLUMNS = (
 
 
 def rows_of(standings: Sequence[Standing], width: int = BAR_WIDTH) -> list[tuple[Text, ...]]:
-    axis = scale([(row.rating_low, row.rating_high) for row in standings])
+    axis = scale([_bounds(row) for row in standings])
 
     def right(text: str) -> Text:
         return Text(text, justify="right")
 
     return [
         (
-            right(str(rank)),
+            right(str(row.rank)),
             Text(clean_line(f"{row.provider}:{row.model}")),
             right(f"{row.rating:.0f}"),
-            right(f"{row.rating_low:.0f}–{row.rating_high:.0f}"),
-            Text(rating_bar(row.rating, row.rating_low, row.rating_high, axis, width)),
+            right(interval_text(row)),
+            Text(rating_bar(row.rating, *_bounds(row), axis, width)),
             right(str(row.battles)),
             right(str(row.wins)),
             right(str(row.losses)),
@@ -62,8 +63,15 @@ def rows_of(standings: Sequence[Standing], width: int = BAR_WIDTH) -> list[tuple
             right("–" if row.tok_s_median is None else f"{row.tok_s_median:.1f}"),
             right("–" if row.cost_median is None else format_cost(row.cost_median)),
         )
-        for rank, row in enumerate(standings, 1)
+        for row in standings
     ]
+
+
+def _bounds(row: Standing) -> tuple[float, float]:
+    """The interval drawn: only the rating's dot while there are too few votes for one."""
+    if row.rating_low is None or row.rating_high is None:
+        return row.rating, row.rating
+    return row.rating_low, row.rating_high
 
 
 class LeaderboardScreen(Screen[None]):

@@ -214,10 +214,12 @@ class ComparePane(ChatPane):
             return None
         watch = view.turn_watch
         timing = None if self._reopened else self._timing
-        ended = timing.ended if timing is not None and timing.ended is not None else None
-        if ended is None:
-            ended = watch.ended_at
-        times = PaneTimes(watch.started, watch.first_token_at, watch.last_token_at, ended)
+        if timing is None:
+            times = PaneTimes(watch.started, watch.first_token_at, None, watch.ended_at)
+        else:  # the client's: from the request going out, as the timeline and history measure
+            ended = timing.ended if timing.ended is not None else watch.ended_at
+            last = watch.last_token_at if timing.first_token is not None else None
+            times = PaneTimes(timing.started, timing.first_token, last, ended)
         return pane_stats(self.label, self.provider, view.turn, times, watch.chars)
 
     def update_status(self, now: float) -> None:

@@ -48,7 +48,7 @@ def row_content(summary: ConversationSummary, query: str, now: float) -> Content
     facts.append(Content(f"{count} message{'s' if count != 1 else ''}"))
     if summary.kind == "compare":
         facts.append(Content("comparison"))
-    elif summary.kind == "batch":  # one prompt of a batch run, side by side
+    elif summary.kind == "batch":  # a whole batch run: opening it opens its table
         asked = len(summary.providers)
         plural = "s" if asked != 1 else ""
         facts.append(Content(f"batch · {asked} provider{plural}" if asked else "batch"))

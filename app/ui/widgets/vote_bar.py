@@ -33,9 +33,14 @@ def alt_prompt(blind: BlindRound) -> str:
 
 
 def cast_text(what: str) -> Content:
-    """`vote: all bad · undo (alt+u)`, the word `undo` clickable; `what` is shown literally."""
+    """`vote: all bad · undo (alt+u) · leaderboard`, `undo` and `leaderboard` clickable (the
+    leaderboard is also in the palette); `what` is shown literally."""
     return Content.assemble(
-        f"vote: {what} · ", ("undo", "@click=undo"), (f" ({UNDO_KEY})", "$text-muted")
+        f"vote: {what} · ",
+        ("undo", "@click=undo"),
+        (f" ({UNDO_KEY})", "$text-muted"),
+        " · ",
+        ("leaderboard", "@click=leaderboard"),
     )
 
 
@@ -66,6 +71,9 @@ class VoteBar(Static, can_focus=True):
 
     class UndoWanted(Message):
         """Take the vote just cast back (the screen removes it from the store)."""
+
+    class LeaderboardWanted(Message):
+        """Show the leaderboard, with the vote just cast counted."""
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__("", id=id, markup=False)
@@ -135,6 +143,11 @@ class VoteBar(Static, can_focus=True):
     def action_undo(self) -> None:
         if self.undoable:
             self.post_message(self.UndoWanted())
+
+    def action_leaderboard(self) -> None:
+        """The word `leaderboard` after a vote (a click; no key: keys typed here go on)."""
+        if self.undoable:
+            self.post_message(self.LeaderboardWanted())
 
     def on_key(self, event: events.Key) -> None:
         """On the bar, the plain vote keys vote; the rest goes on (printable keys to the
