@@ -186,7 +186,7 @@ class ChatScreen(FindKeys, BranchKeys, ToolKeys, Screen[None]):
         Binding("ctrl+r", "toggle_reasoning", "reasoning", tooltip="open or close every pane"),
         Binding("f2", "inspect", "inspect", tooltip="the wire of the last answer, beside it"),
         Binding("f3", "parameters", "parameters", show=False, tooltip="temperature, max tokens, …"),
-        Binding("ctrl+n", "new_chat", "new chat", tooltip="this one stays in the history"),
+        Binding("ctrl+n", "start_new_chat", "new chat", tooltip="this one stays in the history"),
         Binding("ctrl+o", "app.show_history", "history", tooltip="search, reopen, rename"),
         Binding(
             "ctrl+l", "edit_last_prompt", "edit last", show=False, tooltip="edit and resend it"
@@ -412,10 +412,25 @@ class ChatScreen(FindKeys, BranchKeys, ToolKeys, Screen[None]):
             self.post_message(self.SaveRecordingRequested(exchange, self.pane.provider.name))
 
     async def action_new_chat(self) -> None:
+        self._leave_for_new_chat()
+        await self._rest_of_new_chat()
+
+    def action_start_new_chat(self) -> None:
+        """Ctrl+N: the selection is left and the prompt focused at once, the chat redrawn after."""
+        self._leave_for_new_chat()
+        self.app.run_worker(self._rest_of_new_chat(), group="switch", exit_on_error=False)
+
+    def _leave_for_new_chat(self) -> None:
+        """What Ctrl+N changes at once, before the new chat is drawn: keys typed right after it
+        go to the prompt, not to a message still selected (`c` would copy it)."""
         if self.editing is not None:  # the edited text stays, to be sent here as a new prompt;
             # the draft set aside still comes back after it is sent, or on Esc
             self.prompt.border_title = NEW_CHAT_EDIT_TITLE
         self.branches.forget()
+        self.prompt.focus()
+        self.refresh_bindings()
+
+    async def _rest_of_new_chat(self) -> None:
         await self.pane.new_chat()
         await self.show_welcome()
         self.prompt.focus()  # not the new, empty transcript a selection had focused

@@ -11,6 +11,7 @@ focused one, else the first on screen.
 
 from __future__ import annotations
 
+import sys
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from textual.binding import Binding, BindingType
@@ -50,6 +51,8 @@ class ToolKeys:
         """`check_action` for the chords; None for an action that is not one of them."""
         if action not in TOOL_ACTIONS:
             return None
+        if "app.ui.widgets.tool_approval" not in sys.modules:
+            return False  # no row was ever drawn; the footer's first look must not load the tools
         from app.ui.widgets.tool_approval import ApprovalRow, ProblemRow
 
         kind = ApprovalRow if action == "tool_choice" else ProblemRow
