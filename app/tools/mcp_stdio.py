@@ -100,14 +100,17 @@ class Malformed:
     answers: types.RequestId | None = None
 
 
+JSON_BLANK = b" \t\r\n"
+
+
 def read_message(line: bytes | TooLong) -> SessionMessage | Malformed | None:
     """One line of a server's stdout as the SDK's message, or why it is none (None: a blank
     line, which says nothing)."""
     if isinstance(line, TooLong):
         return Malformed(f"an answer of {_mib(line.size)}, more than the {_mib(MAX_LINE)} read")
+    if not line.strip(JSON_BLANK):
+        return None  # JSON's own whitespace only: any other character is a line to answer for
     text = line.decode("utf-8", "replace")
-    if not text.strip():
-        return None
     try:
         value = pydantic_core.from_json(text)
     except ValueError as exc:
