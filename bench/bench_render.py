@@ -373,6 +373,7 @@ def run_floor(
     size: tuple[int, int] = (160, 48),
     kind: str = "client",
     textual_period: float = 0.25,
+    wrap: list[str] | None = None,
 ) -> Result:
     """A floor in tmux: `plain` (bench/plain_floor.py, no app code), `textual` (the least a
     Textual app draws it with, bench/textual_floor.py) or `client` (the app's own client)."""
@@ -384,7 +385,7 @@ def run_floor(
         script = [str(Path(__file__).resolve().with_name(f"{kind}_floor.py"))]
     else:
         script = [str(Path(__file__).resolve()), "--floor"]
-    argv = [sys.executable, *script, server.url + "/v1", str(out)]
+    argv = [*(wrap or []), sys.executable, *script, server.url + "/v1", str(out)]
     if kind == "textual":
         argv.append(str(textual_period))
     tmux = Tmux()
@@ -398,6 +399,8 @@ def run_floor(
         last_byte = last_byte_wall(server.requests[-1])
         on_screen = watch.wait_done(600)
         report = read_report(out, time.monotonic() + 20)
+        if wrap:
+            time.sleep(3)  # the floor exits a second after its report; let a profiler write
     finally:
         watch.stop()
         tmux.close()
@@ -545,6 +548,9 @@ def main() -> None:
         help="seconds between the Textual floor's writes",
     )
     parser.add_argument("--no-app", action="store_true", help="measure the floors only")
+    parser.add_argument(
+        "--wrap-floor", default="", help="command prefix for the floors (a profiler, as --wrap)"
+    )
     parser.add_argument("--skip", default="", help="floors to leave out: textual,client")
     parser.add_argument(
         "--tree",
@@ -587,7 +593,9 @@ def main() -> None:
                 if kind not in args.skip.split(","):
                     label = f"{kind:<7} {group}"
                     period = args.textual_period
-                    note(run_floor(tokens, rate, label, work, size, kind, period), group)
+                    floor_wrap = shlex.split(args.wrap_floor)
+                    result = run_floor(tokens, rate, label, work, size, kind, period, floor_wrap)
+                    note(result, group)
 
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)

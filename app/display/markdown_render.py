@@ -51,6 +51,9 @@ class Painted:
     lines: list[list[Segment]]
     code: dict[int, CodeRow] = field(default_factory=dict)
     blocks: int = 0  # code blocks drawn (each numbered in `code`, from 0)
+    # Drawn with inline marks closed that the source leaves open (a streaming answer's end,
+    # app/display/open_marks.py): not how the same source is drawn once it has settled.
+    closed: bool = False
 
 
 def _markdown_styles(colors: Mapping[str, str], dark: bool) -> dict[str, str]:
@@ -140,9 +143,7 @@ class MarkdownPainter:
 
         options = self._console.options.update(width=max(1, width))
         try:
-            markdown = AnswerMarkdown(
-                source, joins=joins, code_theme=self.look.code_theme, hyperlinks=False
-            )
+            markdown = AnswerMarkdown(source, joins=joins, code_theme=self.look.code_theme)
             lines = self._console.render_lines(markdown, options, pad=False, new_lines=False)
         except Exception:  # Rich trips on some input (a stray `</kbd>`): show it as plain text
             lines = self._console.render_lines(Text(source), options, pad=False, new_lines=False)

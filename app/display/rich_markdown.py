@@ -8,8 +8,10 @@ loaded with the first answer painted, not on the app's start-up path.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from functools import cache
+from typing import ClassVar
 
+from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from rich import box
 from rich.cells import cell_len
@@ -169,6 +171,12 @@ class ScrollingCode(CodeBlock):
             yield Segment.line()
 
 
+@cache
+def _parser() -> MarkdownIt:
+    """The parser Rich's Markdown builds for itself, built once."""
+    return MarkdownIt().enable("strikethrough").enable("table")
+
+
 class AnswerMarkdown(Markdown):
     elements: ClassVar[dict[str, type[MarkdownElement]]] = {
         **Markdown.elements,
@@ -181,8 +189,19 @@ class AnswerMarkdown(Markdown):
         "code_block": ScrollingCode,
     }
 
-    def __init__(self, markup: str, *, joins: Joins = NO_JOINS, **options: Any) -> None:
-        super().__init__(markup, **options)
+    def __init__(self, markup: str, *, joins: Joins = NO_JOINS, code_theme: str) -> None:
+        # Rich's own __init__ builds a new markdown-it parser for every document: 10% of the
+        # render of a live segment, which is rendered again on every frame. The parser keeps
+        # no state between documents, so one serves them all; the attributes are Rich's
+        # (tests/unit/test_rich_markdown_parser.py fails if Rich's __init__ sets others).
+        self.markup = markup
+        self.parsed = _parser().parse(markup)
+        self.code_theme = code_theme
+        self.justify = None
+        self.style = "none"
+        self.hyperlinks = False  # links are never made clickable (untrusted text)
+        self.inline_code_lexer = None
+        self.inline_code_theme = code_theme
         self.joins = joins
         self._tables, self._lists = top_level_counts(self.parsed)
         self._seen_tables = self._seen_lists = 0

@@ -177,3 +177,88 @@ async def test_painting_lines_leaves_no_cycles_for_the_collector() -> None:
         finally:
             gc.enable()
     assert left < rows  # 20 paints of `rows` lines: no cycle per line
+
+
+@pytest.mark.parametrize("width", [30, 158])
+@pytest.mark.parametrize("text", CORPUS, ids=["sections", "constructs", "open fence", "mixed"])
+def test_a_live_segment_drawn_with_no_mark_closed_is_drawn_as_it_settles(
+    text: str, width: int
+) -> None:
+    """What lets a settling segment keep its lines: unless its end was drawn with marks closed
+    (`closed`), the live drawing equals the settled one, code blocks numbered alike."""
+    widget = StreamedMarkdown(continued=True, look=lambda: LOOK)
+    widget.streaming = True
+    kept = closed = 0
+    for end in range(1, len(text) + 1, 2):
+        widget.source = text[:end]
+        mine = render_segment(widget, width, NO_JOINS)
+        settled = segment_painted(
+            MarkdownPainter(LOOK),
+            widget.source,
+            width,
+            continued=True,
+            fence="",
+            ends_in_fence=False,
+        )
+        if mine.closed:
+            closed += 1
+            continue
+        kept += 1
+        assert drawn(mine.lines) == drawn(settled.lines)
+        assert {y: (r.block, r.x, r.width, r.full) for y, r in mine.code.items()} == {
+            y: (r.block, r.x, r.width, r.full) for y, r in settled.code.items()
+        }
+    assert kept
+    assert closed or "**" not in text
+
+
+async def test_a_segment_that_settles_keeps_its_lines_unless_a_mark_was_closed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    paints: list[str] = []
+    paint = MarkdownPainter.paint
+
+    def counting(self: MarkdownPainter, source: str, width: int, joins: Joins = NO_JOINS) -> Any:
+        paints.append(source)
+        return paint(self, source, width, joins)
+
+    monkeypatch.setattr(MarkdownPainter, "paint", counting)
+    app = OneSegment()
+    async with app.run_test(size=(80, 40)) as pilot:
+        widget = app.query_one(StreamedMarkdown)
+        widget.streaming = True
+        for piece in CORPUS[0].split("\n"):
+            widget.append(piece + "\n")
+            await pilot.pause()
+        before = [line.text for line in widget.lines_at(widget.content_size.width)]
+        paints.clear()
+        widget.streaming = False
+        await pilot.pause()
+        assert paints == []  # nothing rendered again
+        after = [line.text for line in widget.lines_at(widget.content_size.width)]
+        assert after == before
+        fresh = segment_painted(
+            MarkdownPainter(LOOK),
+            widget.source,
+            widget.content_size.width,
+            continued=False,
+            fence="",
+            ends_in_fence=False,
+        )
+        assert drawn([list(line) for line in widget.lines_at(widget.content_size.width)]) == drawn(
+            fresh.lines
+        )
+
+        widget.streaming = True
+        widget.append("\n\nan open **mark")  # drawn closed while it streams
+        await pilot.pause()
+        assert any(
+            "an open mark" in line.text for line in widget.lines_at(widget.content_size.width)
+        )
+        paints.clear()
+        widget.streaming = False
+        await pilot.pause()
+        assert paints  # drawn again, as sent
+        assert any(
+            "an open **mark" in line.text for line in widget.lines_at(widget.content_size.width)
+        )

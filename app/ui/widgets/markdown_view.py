@@ -123,7 +123,8 @@ def segment_painted(
     `streaming`: the live end of an answer, drawn with the marks it leaves open closed
     (app/display/open_marks.py). Code rows are numbered as in the lines returned."""
     text = carried(source, fence, carry)
-    painted = painter.paint(close_open_marks(text) if streaming else text, width, joins)
+    drawn = close_open_marks(text) if streaming else text
+    painted = painter.paint(drawn, width, joins)
     lines, code = painted.lines, painted.code
     shift = 0
     if fence and lines:
@@ -135,7 +136,7 @@ def segment_painted(
         lines.insert(0, [])
         shift = 1
     rows = {y + shift: row for y, row in code.items() if 0 <= y + shift < len(lines)}
-    return Painted(lines, rows)
+    return Painted(lines, rows, painted.blocks, closed=drawn != text)
 
 
 def segment_rows(
@@ -200,7 +201,7 @@ def joined(head: Painted, tail: Painted) -> Painted:
     shift = len(head.lines)
     for y, row in tail.code.items():
         code[y + shift] = replace(row, block=row.block + head.blocks)
-    return Painted(lines, code, head.blocks + tail.blocks)
+    return Painted(lines, code, head.blocks + tail.blocks, closed=head.closed or tail.closed)
 
 
 CODE_SCROLL_STEP = 4  # columns a wheel step moves code across
@@ -306,6 +307,7 @@ class StreamedMarkdown(Widget):
         self._painted: dict[int, Strip] = {}  # lines cropped to width, in the widget's style
         self._style: Style | None = None  # the widget's own style, until the styles change
         self._lines_width = -1  # width the lines were rendered at; -1: render again
+        self._lines_closed = False  # the lines close marks the source leaves open
         # While streaming: the settled blocks' source, width and look, and their lines.
         self._settled: tuple[str, int, MarkdownLook, Painted] | None = None
         self._find: FindMarks | None = None
@@ -375,7 +377,24 @@ class StreamedMarkdown(Widget):
         if value != self._streaming:
             self._streaming = value
             self._settled = None
+            if not value and self._drawn_as_settled():
+                return
             self._render_again()
+
+    def _drawn_as_settled(self) -> bool:
+        """Whether the lines drawn while the segment streamed are already how it is drawn
+        settled: drawn from its whole source, at the width and joins it is laid out with,
+        with no mark closed for it. Its blocks before `settled_end` and after it are drawn
+        exactly as the whole would be (`render_segment`), so a segment that settles keeps
+        its lines rather than rendering them again (a render of a whole segment, for each
+        segment of a long answer, at the next layout)."""
+        width = self._lines_width
+        return (
+            width > 0
+            and not self._lines_closed
+            and width == self.content_size.width
+            and self._lines_joins == self.joins_at(width)
+        )
 
     @property
     def ends_in_fence(self) -> bool:
@@ -386,7 +405,19 @@ class StreamedMarkdown(Widget):
     def ends_in_fence(self, value: bool) -> None:
         if value != self._ends_in_fence:
             self._ends_in_fence = value
+            if value and self._lines and self._drawn_as_settled():
+                self._drop_last_line()  # what rendering again would do (`segment_painted`)
+                return
             self._render_again()
+
+    def _drop_last_line(self) -> None:
+        """The code block the segment ends in goes on in the next one: its bottom padding
+        line goes, as `segment_painted` drops it for a segment that `ends_in_fence`."""
+        del self._lines[-1]
+        self._code = {y: row for y, row in self._code.items() if y < len(self._lines)}
+        self._painted.clear()
+        self._lines_serial += 1
+        self.refresh(layout=True)
 
     def look(self) -> MarkdownLook:
         if self._look_source is not None:
@@ -403,6 +434,7 @@ class StreamedMarkdown(Widget):
         if width != self._lines_width or joins != self._lines_joins:
             painted = render_segment(self, width, joins)
             self._lines = [Strip(line) for line in painted.lines]
+            self._lines_closed = painted.closed
             self._lines_serial += 1
             self._code = painted.code
             self._painted.clear()
