@@ -16,6 +16,7 @@ from __future__ import annotations
 import io
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.errors import StyleSyntaxError
@@ -25,6 +26,9 @@ from rich.text import Text
 from rich.theme import Theme
 
 from app.display.markdown_height import NO_JOINS, Joins
+
+if TYPE_CHECKING:
+    from app.display.rich_markdown import CodeRows
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,6 +119,7 @@ class MarkdownPainter:
 
     look: MarkdownLook
     _console: Console = field(init=False, repr=False)
+    _code_rows: CodeRows | None = field(default=None, init=False, repr=False)  # drawn code lines
 
     def __post_init__(self) -> None:
         self._console = Console(
@@ -143,7 +148,13 @@ class MarkdownPainter:
 
         options = self._console.options.update(width=max(1, width))
         try:
-            markdown = AnswerMarkdown(source, joins=joins, code_theme=self.look.code_theme)
+            if self._code_rows is None:
+                from app.display.rich_markdown import CodeRows
+
+                self._code_rows = CodeRows()
+            markdown = AnswerMarkdown(
+                source, joins=joins, code_theme=self.look.code_theme, code_rows=self._code_rows
+            )
             lines = self._console.render_lines(markdown, options, pad=False, new_lines=False)
         except Exception:  # Rich trips on some input (a stray `</kbd>`): show it as plain text
             lines = self._console.render_lines(Text(source), options, pad=False, new_lines=False)

@@ -8,6 +8,8 @@ loaded with the first answer painted, not on the app's start-up path.
 
 from __future__ import annotations
 
+from collections import OrderedDict
+from collections.abc import Hashable
 from functools import cache
 from typing import ClassVar
 
@@ -29,6 +31,7 @@ from rich.segment import Segment
 from rich.style import Style
 from rich.syntax import Syntax
 from rich.table import Table
+from rich.text import Text
 
 from app.display.markdown_height import (
     CODE_PAD,
@@ -156,9 +159,12 @@ class ScrollingCode(CodeBlock):
         syntax = Syntax(code, self.lexer_name, theme=self.theme, word_wrap=False, padding=CODE_PAD)
         width = options.max_width
         natural = max(cell_len(line) for line in code.expandtabs(CODE_TAB_SIZE).split("\n"))
-        full = console.render_lines(
-            syntax, options.update(width=max(width, natural + 2 * CODE_PAD)), new_lines=False
-        )
+        drawn = options.update(width=max(width, natural + 2 * CODE_PAD))
+        rows = None if self.markdown is None else self.markdown.code_rows
+        if rows is None:
+            full = console.render_lines(syntax, drawn, new_lines=False)
+        else:
+            full = rows.lines(console, syntax, self.theme, drawn)
         store = None if self.markdown is None else self.markdown.code_lines
         block = 0 if self.markdown is None else self.markdown.next_code()
         for line in full:
@@ -169,6 +175,75 @@ class ScrollingCode(CodeBlock):
                 shown = list(Segment.apply_style(shown, post_style=Style(meta={CODE_TAG: key})))
             yield from shown
             yield Segment.line()
+
+
+class _HighlightedLine(Syntax):
+    """One line of a code block as `Syntax` draws the block's lines (padded across, on the
+    theme's background), highlighted as part of the whole block (`line`), not on its own."""
+
+    def __init__(self, line: Text, theme: str) -> None:
+        super().__init__(line.plain, "text", theme=theme, word_wrap=False, padding=(0, CODE_PAD))
+        self._line = line
+
+    def highlight(self, code: str, line_range: tuple[int | None, int | None] | None = None) -> Text:
+        return self._line.copy()
+
+
+class CodeRows:
+    """Drawn code lines kept by what they show, so that a block drawn again (the open block
+    of a streaming answer, on every frame) is highlighted again but draws only its new and
+    changed lines: the lines above are the same text with the same highlighting at the same
+    width. Highlighting stays whole-block (a line's colours may depend on the lines above
+    it, as in a string that spans them); drawing a highlighted line depends only on it.
+    Bounded (`SIZE` lines, the least recently drawn out first)."""
+
+    SIZE = 1024
+
+    def __init__(self) -> None:
+        self._rows: OrderedDict[Hashable, list[Segment]] = OrderedDict()
+
+    def lines(
+        self, console: Console, syntax: Syntax, theme: str, options: ConsoleOptions
+    ) -> list[list[Segment]]:
+        """What `console.render_lines(syntax, options, new_lines=False)` draws, for a code
+        block's `syntax` (its code with no trailing white space, `CODE_PAD` all round)."""
+        text = syntax.highlight((syntax.code + "\n").expandtabs(CODE_TAB_SIZE))
+        text.remove_suffix("\n")
+        width = options.max_width
+        pad = self._row(console, ("pad", width, text.style), options, theme, None)
+        drawn = [pad]
+        for line in text.split("\n", allow_blank=True):
+            key = (width, line.style, line.plain, tuple(line.spans))
+            drawn.append(self._row(console, key, options, theme, line))
+        drawn.append(pad)
+        if any(row is None for row in drawn):  # too narrow for a line of code: drawn whole
+            return console.render_lines(syntax, options, new_lines=False)
+        return [list(row) for row in drawn if row is not None]
+
+    def _row(
+        self,
+        console: Console,
+        key: Hashable,
+        options: ConsoleOptions,
+        theme: str,
+        line: Text | None,
+    ) -> list[Segment] | None:
+        row = self._rows.get(key)
+        if row is not None:
+            self._rows.move_to_end(key)
+            return row
+        if line is None:  # the padding row above and below the code
+            drawn: Syntax = Syntax("", "text", theme=theme, padding=CODE_PAD)
+            rows = console.render_lines(drawn, options, new_lines=False)[:1]
+        else:
+            drawn = _HighlightedLine(line, theme)
+            rows = console.render_lines(drawn, options, new_lines=False)
+        if len(rows) != 1:
+            return None
+        row = self._rows[key] = rows[0]
+        if len(self._rows) > self.SIZE:
+            self._rows.popitem(last=False)
+        return row
 
 
 @cache
@@ -189,7 +264,15 @@ class AnswerMarkdown(Markdown):
         "code_block": ScrollingCode,
     }
 
-    def __init__(self, markup: str, *, joins: Joins = NO_JOINS, code_theme: str) -> None:
+    def __init__(
+        self,
+        markup: str,
+        *,
+        joins: Joins = NO_JOINS,
+        code_theme: str,
+        code_rows: CodeRows | None = None,
+    ) -> None:
+        """`code_rows`: where its code blocks' drawn lines are kept between renders."""
         # Rich's own __init__ builds a new markdown-it parser for every document: 10% of the
         # render of a live segment, which is rendered again on every frame. The parser keeps
         # no state between documents, so one serves them all; the attributes are Rich's
@@ -203,6 +286,7 @@ class AnswerMarkdown(Markdown):
         self.inline_code_lexer = None
         self.inline_code_theme = code_theme
         self.joins = joins
+        self.code_rows = code_rows
         self._tables, self._lists = top_level_counts(self.parsed)
         self._seen_tables = self._seen_lists = 0
         self._seen_code = 0
@@ -232,4 +316,4 @@ class AnswerMarkdown(Markdown):
         yield from super().__rich_console__(console, options)
 
 
-__all__ = ["CODE_TAG", "AnswerMarkdown", "ScrollingCode"]
+__all__ = ["CODE_TAG", "AnswerMarkdown", "CodeRows", "ScrollingCode"]
