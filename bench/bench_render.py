@@ -287,6 +287,10 @@ def read_report(path: Path, deadline: float) -> Any:
             time.sleep(0.05)
 
 
+# The app's lag probe wakes every 250 ms, as often as it samples: its default 10 ms loop costs
+# about 3% of a core (app/ui/lag_probe.py), which the floors do not pay. Lag figures here are
+# then the lateness of 4 wake-ups a second.
+LAG_EVERY = 0.25
 APP_BOTTOM_ROWS = 5  # the status bar, the prompt's three rows and the footer
 
 
@@ -313,6 +317,7 @@ def run_app(
         **base_env(work, tree),
         "TRIPTYCH_CONFIG": str(config),
         "TRIPTYCH_LAG_LOG": str(lag_log),
+        "TRIPTYCH_LAG_EVERY": str(LAG_EVERY),
     }
     argv = [sys.executable, "-m", "app"]
     tmux = Tmux()

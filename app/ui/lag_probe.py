@@ -1,6 +1,9 @@
 """Event-loop lag probe for the render benchmark, enabled by `TRIPTYCH_LAG_LOG=path`.
 
-A 10 ms asyncio sleep loop records how late each wake-up is (a stand-in for keypress latency).
+A 10 ms asyncio sleep loop records how late each wake-up is (a stand-in for keypress latency);
+`TRIPTYCH_LAG_EVERY=seconds` sets another period. The loop itself costs about 3% of a core at
+10 ms (a bare asyncio loop, measured), which a floor measured beside the app does not pay:
+bench/bench_render.py wakes it every 250 ms, as often as it samples.
 Every quarter second it also samples (wall time, CPU seconds, parts received, frames drawn, RSS
 MB), from which the benchmark derives the CPU cost per token early and late in a long answer, how
 often the screen was updated while tokens arrived and when memory peaked. At exit the lag
@@ -22,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 LAG_LOG_ENV = "TRIPTYCH_LAG_LOG"
+LAG_EVERY_ENV = "TRIPTYCH_LAG_EVERY"
 INTERVAL = 0.01
 SAMPLE_EVERY = 0.25
 
@@ -70,13 +74,20 @@ class LagProbe:
     # every full (oldest-generation) collection: time.time() it ended, ms it took, objects freed
     collections: list[tuple[float, float, int]] = field(default_factory=list)
     stalls: list[tuple[float, float]] = field(default_factory=list)  # (time.time(), ms) > 100 ms
+    interval: float = INTERVAL  # seconds between the loop's wake-ups
     _task: asyncio.Task[None] | None = None
     _collecting: float = 0.0
 
     @classmethod
     def from_env(cls) -> LagProbe | None:
         value = os.environ.get(LAG_LOG_ENV, "")
-        return cls(Path(value)) if value else None
+        if not value:
+            return None
+        try:
+            every = float(os.environ.get(LAG_EVERY_ENV, "") or INTERVAL)
+        except ValueError:
+            every = INTERVAL
+        return cls(Path(value), interval=every if 0.001 <= every <= 1.0 else INTERVAL)
 
     def start(self) -> None:
         self._task = asyncio.get_running_loop().create_task(self._run())
@@ -96,9 +107,9 @@ class LagProbe:
         next_sample = 0.0
         while True:
             before = loop.time()
-            await asyncio.sleep(INTERVAL)
+            await asyncio.sleep(self.interval)
             after = loop.time()
-            lag = max(0.0, after - before - INTERVAL)
+            lag = max(0.0, after - before - self.interval)
             self.lags.append(lag)
             if lag > 0.1:  # the loop was held up: when, to match with what ran then
                 self.stalls.append((time.time(), lag * 1000))
