@@ -262,3 +262,48 @@ async def test_a_segment_that_settles_keeps_its_lines_unless_a_mark_was_closed(
         assert any(
             "an open **mark" in line.text for line in widget.lines_at(widget.content_size.width)
         )
+
+
+async def test_a_segment_cut_inside_its_code_block_drops_its_padding_line_unrendered(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The next segment carries the code block on: the live one loses the block's bottom
+    padding line, exactly as rendering it with `ends_in_fence` would draw it, without a render."""
+    paints: list[str] = []
+    paint = MarkdownPainter.paint
+
+    def counting(self: MarkdownPainter, source: str, width: int, joins: Joins = NO_JOINS) -> Any:
+        paints.append(source)
+        return paint(self, source, width, joins)
+
+    monkeypatch.setattr(MarkdownPainter, "paint", counting)
+    app = OneSegment()
+    async with app.run_test(size=(80, 40)) as pilot:
+        widget = app.query_one(StreamedMarkdown)
+        widget.streaming = True
+        widget.append("Some words first.\n\n```python\n")
+        await pilot.pause()
+        for i in range(6):
+            widget.append(f"value_{i} = compute({i})\n")
+            await pilot.pause()
+        rows = len(widget.lines_at(widget.content_size.width))
+        paints.clear()
+        widget.ends_in_fence = True
+        widget.streaming = False
+        await pilot.pause()
+        assert paints == []
+        width = widget.content_size.width
+        lines = widget.lines_at(width)
+        assert len(lines) == rows - 1
+        fresh = segment_painted(
+            MarkdownPainter(LOOK),
+            widget.source,
+            width,
+            continued=False,
+            fence="",
+            ends_in_fence=True,
+        )
+        assert drawn([list(line) for line in lines]) == drawn(fresh.lines)
+        assert {y: r.full for y, r in widget._code.items()} == {
+            y: r.full for y, r in fresh.code.items()
+        }
