@@ -39,6 +39,20 @@ CORPUS = [
 ]
 
 
+@pytest.fixture
+def paints(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The source of every Markdown render from now on, in order."""
+    sources: list[str] = []
+    paint = MarkdownPainter.paint
+
+    def counting(self: MarkdownPainter, source: str, width: int, joins: Joins = NO_JOINS) -> Any:
+        sources.append(source)
+        return paint(self, source, width, joins)
+
+    monkeypatch.setattr(MarkdownPainter, "paint", counting)
+    return sources
+
+
 def painted_whole(source: str, width: int, continued: bool) -> Any:
     return segment_painted(
         MarkdownPainter(LOOK),
@@ -99,17 +113,8 @@ class OneSegment(App[None]):
             yield StreamedMarkdown(look=lambda: LOOK)
 
 
-async def test_a_live_segment_renders_its_settled_blocks_once(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    sources: list[str] = []
-    paint = MarkdownPainter.paint
-
-    def counting(self: MarkdownPainter, source: str, width: int, joins: Joins = NO_JOINS) -> Any:
-        sources.append(source)
-        return paint(self, source, width, joins)
-
-    monkeypatch.setattr(MarkdownPainter, "paint", counting)
+async def test_a_live_segment_renders_its_settled_blocks_once(paints: list[str]) -> None:
+    sources = paints
     head = "## Heading\n\n" + " ".join(f"word{i}" for i in range(30)) + "\n\n"
     code = "".join(f"value_{i} = compute({i})\n" for i in range(12))
     app = OneSegment()
@@ -213,16 +218,8 @@ def test_a_live_segment_drawn_with_no_mark_closed_is_drawn_as_it_settles(
 
 
 async def test_a_segment_that_settles_keeps_its_lines_unless_a_mark_was_closed(
-    monkeypatch: pytest.MonkeyPatch,
+    paints: list[str],
 ) -> None:
-    paints: list[str] = []
-    paint = MarkdownPainter.paint
-
-    def counting(self: MarkdownPainter, source: str, width: int, joins: Joins = NO_JOINS) -> Any:
-        paints.append(source)
-        return paint(self, source, width, joins)
-
-    monkeypatch.setattr(MarkdownPainter, "paint", counting)
     app = OneSegment()
     async with app.run_test(size=(80, 40)) as pilot:
         widget = app.query_one(StreamedMarkdown)
@@ -265,18 +262,10 @@ async def test_a_segment_that_settles_keeps_its_lines_unless_a_mark_was_closed(
 
 
 async def test_a_segment_cut_inside_its_code_block_drops_its_padding_line_unrendered(
-    monkeypatch: pytest.MonkeyPatch,
+    paints: list[str],
 ) -> None:
     """The next segment carries the code block on: the live one loses the block's bottom
     padding line, exactly as rendering it with `ends_in_fence` would draw it, without a render."""
-    paints: list[str] = []
-    paint = MarkdownPainter.paint
-
-    def counting(self: MarkdownPainter, source: str, width: int, joins: Joins = NO_JOINS) -> Any:
-        paints.append(source)
-        return paint(self, source, width, joins)
-
-    monkeypatch.setattr(MarkdownPainter, "paint", counting)
     app = OneSegment()
     async with app.run_test(size=(80, 40)) as pilot:
         widget = app.query_one(StreamedMarkdown)
