@@ -260,3 +260,24 @@ def test_replay_ui_of_a_hostile_model_name_writes_nothing_to_the_terminal(
     screen = hostile_terminal.wait_for(f"m-{SHOWN}", "Replay done")
     assert "\x1b" not in screen
     assert_untouched(hostile_terminal, None)  # the title before the first repaint is unknown
+
+
+async def test_every_notice_is_drawn_as_written(tmp_path: Path) -> None:
+    """A notice carries outside text (a path, a server's words): markup in it is not read,
+    whoever raises it (a widget's `notify` turns markup on by default), and an escape shows as
+    its picture."""
+    app = make_app(fake_config(FakeProvider()), tmp_path)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.pause()
+        path = f"/tmp/[bold red]x[/] {OSC52}.json"
+        app.notify(f"Saved the exchange to {path}")
+        app.screen.notify(f"Could not save {path}", title=f"[b]t{OSC0}")
+        app.query_one(PromptInput).notify("[reverse]owned[/reverse]")
+        await pilot.pause()
+        notices = list(app._notifications)
+        assert [n.markup for n in notices] == [False, False, False]
+        assert notices[0].message == f"Saved the exchange to /tmp/[bold red]x[/] {SHOWN}.json"
+        assert notices[1].title == "[b]t␛]0;pwned␇"
+        assert notices[2].message == "[reverse]owned[/reverse]"
+        await wait_until(pilot, lambda: "[reverse]owned" in screen_text(app), what="the notice")
+        assert no_escape(screen_text(app))

@@ -13,7 +13,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual.app import App
+from textual.notifications import SeverityLevel
 
+from app.display.sanitize import literal, literal_line
 from app.settings.config import Config, ProviderConfig
 from app.store.session import History
 from app.ui.render_clock import RenderClock
@@ -35,6 +37,27 @@ class ChatHost(App[int]):
     batch_status: int | None  # how `batch --ui`'s run ended (its exit status); None: not yet
     saved_recordings: dict[str, Path]  # recordings the inspector saved, by their text's digest
     tools: ToolSession  # the session's tools: which are on, the MCP servers, the approvals
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = True,
+    ) -> None:
+        """Every notice drawn as written: many carry outside text (a path, a server's or a
+        provider's words, a file name), and none of the app's own uses markup, so markup is
+        never read (a widget's `notify` passes `markup=True` on by default) and controls show
+        as their pictures (app/display/sanitize.py)."""
+        super().notify(
+            literal(message),
+            title=literal_line(title),
+            severity=severity,
+            timeout=timeout,
+            markup=False,
+        )
 
     async def use_provider(self, provider: ProviderConfig, model: str) -> None:
         """The chat carries on with `provider` and `model` (the header and state.toml too)."""
