@@ -131,7 +131,9 @@ async def test_page_up_on_a_short_chat_holds_the_start_while_the_answer_grows(
 async def test_page_up_mid_stream_holds_until_page_down_reaches_the_end(
     fake_provider: FakeProvider, tmp_path: Path
 ) -> None:
-    fake_provider.push(paced(long_text(40), first=0, pause=0.0, delay=0.02))  # 50 tok/s
+    # 25 tok/s: under Pilot a PageDown waits for the app to be idle, which can take most of a
+    # second while it streams, and the stream must outlast the presses that reach its end.
+    fake_provider.push(paced(long_text(40), first=0, pause=0.0, delay=0.04))
     app = make_app(fake_config(fake_provider), tmp_path)
     async with app.run_test(size=(80, 24)) as pilot:
         transcript = app.pane.transcript
