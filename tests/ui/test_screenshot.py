@@ -29,10 +29,11 @@ async def test_a_screenshot_without_downloads_goes_to_the_data_dir(
         await pilot.press("enter")
         await wait_until(pilot, lambda: shots.is_dir() and any(shots.glob("*.svg")), what="svg")
         saved = next(shots.glob("*.svg"))
-        assert saved.read_text(encoding="utf-8").startswith("<svg")
+        # Textual's driver writes the file in its own thread and says where once it is whole.
         await wait_until(
             pilot,
             lambda: any(str(saved) in str(n.message) for n in app._notifications),
             what="where it was saved",
         )
+        assert saved.read_text(encoding="utf-8").startswith("<svg")
     assert not (home / "Downloads").exists()
