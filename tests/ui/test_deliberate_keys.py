@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from textual import events
 from textual.pilot import Pilot
 
 from app.ui.app import TriptychApp
@@ -127,6 +128,59 @@ async def test_a_new_chat_after_a_selection_leaves_typing_and_esc_with_the_promp
         await pilot.press("escape")
         await pilot.pause()
         assert app.focused is prompt_of(app)
+
+
+def burst(app: TriptychApp, *keys: str) -> None:
+    """Keys in one read, as a terminal hands over a fast typist's: all are queued before the
+    first is handled (Pilot's `press` waits for the app after each)."""
+    assert app._driver is not None
+    for key in keys:
+        app._driver.send_message(events.Key(key, key if len(key) == 1 else None))
+
+
+async def test_letters_typed_with_ctrl_n_in_one_read_all_reach_the_prompt(
+    tmp_path: Path, fake_provider: FakeProvider
+) -> None:
+    """The letters were sent to the selected message before Ctrl+N moved the focus: each
+    goes to the prompt, even `c` (the message's copy key, gone with its selection)."""
+    fake_provider.push(fake.stream(Api.CHAT))
+    app = make_app(fake_config(fake_provider), tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "hello")
+        await wait_drawn(pilot)
+        await pilot.press("alt+up")
+        await pilot.pause()
+        assert app.focused is app.pane.transcript
+        burst(app, "ctrl+n", "a", "b", "c", "e", "d")
+        await wait_until(pilot, lambda: prompt_of(app).text == "abced", what="every letter")
+        await pilot.pause(0.2)
+        assert prompt_of(app).text == "abced"
+        assert app.focused is prompt_of(app)
+        assert not any("Copied" in str(n.message) for n in app._notifications)
+
+
+async def test_letters_typed_with_esc_or_after_a_first_letter_in_one_read_reach_the_prompt(
+    tmp_path: Path, fake_provider: FakeProvider
+) -> None:
+    """Esc leaves a selected message, and so does a letter it does not bind: the letters
+    already on their way to the message (its `c` and `e` among them) are the prompt's."""
+    fake_provider.push(fake.stream(Api.CHAT))
+    app = make_app(fake_config(fake_provider), tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "hello")
+        await wait_drawn(pilot)
+        for first, typed_text in (("escape", "cease"), ("a", "acec")):
+            prompt_of(app).clear()
+            await pilot.press("alt+up")
+            await pilot.pause()
+            assert app.focused is app.pane.transcript
+            burst(app, first, *typed_text[first != "escape" :])
+            await wait_until(pilot, lambda t=typed_text: prompt_of(app).text == t, what=typed_text)
+            await pilot.pause(0.2)
+            assert prompt_of(app).text == typed_text
+            assert app.focused is prompt_of(app)
+        assert not any("Copied" in str(n.message) for n in app._notifications)
+        assert app.screen.branches.edit is None  # type: ignore[attr-defined]  # no `e` took it
 
 
 async def test_tab_in_a_comparison_then_typing_reaches_the_prompt(

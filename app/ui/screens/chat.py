@@ -186,7 +186,15 @@ class ChatScreen(FindKeys, BranchKeys, ToolKeys, Screen[None]):
         Binding("ctrl+r", "toggle_reasoning", "reasoning", tooltip="open or close every pane"),
         Binding("f2", "inspect", "inspect", tooltip="the wire of the last answer, beside it"),
         Binding("f3", "parameters", "parameters", show=False, tooltip="temperature, max tokens, …"),
-        Binding("ctrl+n", "start_new_chat", "new chat", tooltip="this one stays in the history"),
+        # Priority: taken in the order typed, before the keys after it are handed to the widget
+        # focused now (a selected message's `c` or `e`), so letters typed with it are the prompt's.
+        Binding(
+            "ctrl+n",
+            "start_new_chat",
+            "new chat",
+            tooltip="this one stays in the history",
+            priority=True,
+        ),
         Binding("ctrl+o", "app.show_history", "history", tooltip="search, reopen, rename"),
         Binding(
             "ctrl+l", "edit_last_prompt", "edit last", show=False, tooltip="edit and resend it"
@@ -427,7 +435,7 @@ class ChatScreen(FindKeys, BranchKeys, ToolKeys, Screen[None]):
             # the draft set aside still comes back after it is sent, or on Esc
             self.prompt.border_title = NEW_CHAT_EDIT_TITLE
         self.branches.forget()
-        self.prompt.focus()
+        self.set_focus(self.prompt)  # now, not after the keys already waiting
         self.refresh_bindings()
 
     async def _rest_of_new_chat(self) -> None:

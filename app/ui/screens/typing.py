@@ -19,8 +19,16 @@ from app.ui.widgets.prompt import PromptInput
 def key_to_prompt(screen: Screen[Any], prompt: PromptInput, event: events.Key) -> None:
     """Called from a screen's `on_key`, which sees the keys no focused widget used."""
     focused = screen.focused
-    if isinstance(focused, TextArea | Input) or not prompt.display:
-        return  # a text field takes its own keys (the prompt, a tool's inline editor)
+    if not prompt.display:
+        return
+    if focused is prompt:
+        if prompt.took(event):
+            return  # the prompt had it and left it to the bindings (Enter, `?`, Alt+a letter)
+        # Sent to the widget focused when it was typed, and the focus moved to the prompt
+        # before that widget read it: typed right after Ctrl+N or the first letter of a
+        # type-through, it is the prompt's too (that widget's bindings no longer apply).
+    elif isinstance(focused, TextArea | Input):
+        return  # a text field takes its own keys (a tool's inline editor)
     if event.key != "escape" and not event.is_printable:
         return
     bound = screen.active_bindings.get(event.key)
@@ -28,7 +36,7 @@ def key_to_prompt(screen: Screen[Any], prompt: PromptInput, event: events.Key) -
         return  # the focused widget's (or the screen's) own key: its binding acts on it
     event.stop()
     event.prevent_default()
-    prompt.focus()
+    screen.set_focus(prompt)  # now: the keys typed after this one go to the prompt
     if event.key != "escape" and event.character is not None:
         prompt.insert(event.character)
 

@@ -101,9 +101,15 @@ class PromptInput(TextArea):
         # Why Enter cannot send now (an answer streams), asked before anything is cleared: a
         # refused Enter leaves the draft, the cursor and the undo history exactly as they were.
         self.refusal: Callable[[], str | None] | None = None
+        self._last_key: events.Key | None = None  # the last key sent here (see `took`)
         self.placeholder = "Ask anything · Enter sends · ctrl+j newline · ctrl+p commands"
 
+    def took(self, event: events.Key) -> bool:
+        """Whether this key was sent to the prompt (not to a widget focused when it was typed)."""
+        return event is self._last_key
+
     async def _on_key(self, event: events.Key) -> None:
+        self._last_key = event
         if event.key == "enter" or (event.character == "?" and not self.text):
             event.prevent_default()  # not inserted: left to the bindings above
         elif event.key in NEWLINE_KEYS:
