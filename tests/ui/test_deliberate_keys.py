@@ -206,6 +206,27 @@ async def test_tab_in_a_comparison_then_typing_reaches_the_prompt(
     assert all(name for name in WHO.values())
 
 
+async def test_letters_typed_with_ctrl_n_in_a_comparison_in_one_read_reach_the_prompt(
+    fakes: dict[Api, FakeProvider], tmp_path: Path
+) -> None:
+    push_answers(fakes)
+    app = blind_app(fakes, tmp_path)
+    async with app.run_test(size=WIDE) as pilot:
+        screen = compare_screen(app)
+        await ask(pilot, "first")
+        await all_drawn(pilot)
+        await pilot.press("alt+up")
+        await pilot.pause()
+        assert screen.branches.selected is not None
+        assert app.focused is not screen.prompt
+        burst(app, "ctrl+n", "c", "a", "t", "e")
+        await wait_until(pilot, lambda: screen.prompt.text == "cate", what="every letter")
+        await pilot.pause(0.2)
+        assert screen.prompt.text == "cate"
+        assert app.focused is screen.prompt
+        assert not any("Copied" in str(n.message) for n in app._notifications)
+
+
 # -- Enter while an answer streams ---------------------------------------------------------------
 
 

@@ -124,7 +124,9 @@ class CompareScreen(FindKeys, CompareShaping, CompareBranchKeys, ToolKeys, Compa
         Binding("ctrl+g", "continue_alone", "continue alone"),
         Binding("ctrl+r", "toggle_reasoning", "reasoning"),
         Binding("ctrl+o", "show_history", "history", show=False),
-        Binding("ctrl+n", "new_comparison", "new", show=False),
+        # Priority, and the prompt focused at once: letters typed with it are the prompt's
+        # (ChatScreen's Ctrl+N).
+        Binding("ctrl+n", "new_comparison", "new", show=False, priority=True),
         Binding("f3", "parameters", "parameters", show=False, tooltip="every pane's"),
         Binding("pageup", "scroll_pane(-1)", "scroll up", show=False, priority=True),
         Binding("pagedown", "scroll_pane(1)", "scroll down", show=False, priority=True),
@@ -850,6 +852,7 @@ class CompareScreen(FindKeys, CompareShaping, CompareBranchKeys, ToolKeys, Compa
     async def action_new_comparison(self) -> None:
         """Every pane starts afresh, together in one new conversation of the history."""
         self.forget_branches()
+        self.set_focus(self.prompt)
         self.refresh_bindings()  # no "cancel edit" any more
         for pane in self.panes:
             await pane.new_chat()
