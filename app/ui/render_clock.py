@@ -6,12 +6,11 @@ per tick however many panes stream. Measured against a MarkdownStream per widget
 event-loop lag low with several panes (reference/textual.md, A2).
 
 The period adapts between a ceiling of 15 frames a second while drawing is cheap and a floor of
-5 (200 ms) while the process uses more than a fifth of a core, since every tick that changes the
-layout costs a whole-screen Textual reflow and a repaint, whose cost grows with the screen's
-size; the floor keeps the text moving (a frame at least every 250 ms, bench/README.md). A floor
-of 4 (the bare Textual floor's rate in bench/bench_render.py) cost 13-19% less CPU, but under it
-Pilot's PageDown test waited about a second per key and a tmux key test flaked; kept at 5 until
-that is understood.
+4 (250 ms, the bare Textual floor's rate in bench/bench_render.py) while the process uses more
+than a fifth of a core, since every tick that changes the layout costs a whole-screen Textual
+reflow and a repaint, whose cost grows with the screen's size; the floor keeps the text moving
+(a frame at least every 250 ms, bench/README.md). Against a floor of 5 it cost 13-19% less CPU
+(6,000 tokens, 200x50).
 The final frame of a stream is drawn at once, not on the next tick.
 
 The clock also owns the garbage-collection policy. Python's automatic full (oldest-generation)
@@ -54,7 +53,7 @@ NO_FULL_COLLECTIONS = 1_000_000_000  # gen-2 threshold while streaming
 FULL_COLLECTION_EVERY = 5.0  # seconds of streaming between the clock's own full collections
 IDLE_COLLECTION_DELAY = 1.0  # seconds after the last stream ends
 PERIOD = 1 / 15  # the ceiling: 15 frames a second is as fast as anyone reads
-MAX_PERIOD = 0.2  # the floor: text keeps moving at least 5 times a second
+MAX_PERIOD = 0.25  # the floor: text keeps moving at least 4 times a second
 BUSY = 0.2  # share of one core above which the period is stretched
 IDLE = 0.1  # ... and below which it shrinks back
 
@@ -104,8 +103,10 @@ class RenderClock:
         clock: Callable[[], float] = time.monotonic,
         cpu_clock: Callable[[], float] = time.process_time,
         manage_gc: bool = True,
+        on_live: Callable[[bool], None] | None = None,
     ) -> None:
         self._app = app
+        self._on_live = on_live  # told when the first stream starts and the last one ends
         self._clock = clock
         self._cpu_clock = cpu_clock
         self._manage_gc = manage_gc
@@ -134,6 +135,8 @@ class RenderClock:
 
     def add(self, item: Drawable) -> None:
         """Draw `item` on every tick until its `flush` reports it finished."""
+        if not self._live and self._on_live is not None:
+            self._on_live(True)
         self._live[item] = None
         if self._manage_gc and not self._gc_paused:
             self._gc_thresholds = gc.get_threshold()
@@ -205,6 +208,8 @@ class RenderClock:
             self._start(period)
 
     def _idle(self) -> None:
+        if self._on_live is not None:
+            self._on_live(False)
         if self._timer is not None:
             self._timer.pause()
         if self._gc_paused:
