@@ -118,6 +118,7 @@ class TriptychApp(ChatHost):
         self.state_file = state_file if state_file is not None else state_path()
         self.state = load_state(self.state_file)
         self.render_clock = RenderClock(self, clock=clock, on_live=self._streaming)
+        self._steadied: list[PromptInput] = []  # the prompts whose blinking a stream stopped
         self._interrupted_at: float | None = None  # the last Ctrl+C that stopped a stream
         self._maker = ClientMaker(config)
         self.connect = connect if connect is not None else self._maker.connect
@@ -201,9 +202,19 @@ class TriptychApp(ChatHost):
         """While anything streams, the prompt's cursor stays lit instead of blinking: each
         blink is a frame of its own (two a second), about 2% of the CPU of a 200 tok/s answer
         (bench/README.md), and a steady cursor beside moving text is calmer to read."""
-        for screen in self.screen_stack:
-            for prompt in screen.query(PromptInput):
-                prompt.cursor_blink = not live
+        if live:
+            self._steadied = [
+                prompt
+                for screen in self.screen_stack
+                for prompt in screen.query(PromptInput)
+                if prompt.cursor_blink
+            ]
+            for prompt in self._steadied:
+                prompt.cursor_blink = False
+        else:  # only the ones it stopped: a cursor set still stays still
+            for prompt in self._steadied:
+                prompt.cursor_blink = True
+            self._steadied = []
 
     def copy_to_clipboard(self, text: str) -> None:
         """Every copy (a selection too) also goes to tmux inside tmux, and says where it went."""

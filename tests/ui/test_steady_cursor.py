@@ -26,3 +26,12 @@ async def test_the_cursor_stops_blinking_while_an_answer_streams(
         assert not prompt.cursor_blink
         await wait_drawn(pilot)
         await wait_until(pilot, lambda: prompt.cursor_blink, what="blinking again")
+
+        prompt.cursor_blink = False  # set still (as the snapshot tests do): it stays still
+        fake_provider.push(fake.stream(Api.CHAT, delay=0.05))
+        await send(pilot, "again")
+        await wait_until(pilot, lambda: app.pane.streaming, what="streaming")
+        await wait_drawn(pilot)
+        await wait_until(pilot, lambda: not app.render_clock.live, what="the clock idle")
+        await pilot.pause(0.2)
+        assert not prompt.cursor_blink
