@@ -183,6 +183,40 @@ async def test_letters_typed_with_esc_or_after_a_first_letter_in_one_read_reach_
         assert app.screen.branches.edit is None  # type: ignore[attr-defined]  # no `e` took it
 
 
+async def test_prompt_keys_typed_before_a_chord_that_moves_the_focus_act_on_the_prompt(
+    tmp_path: Path, fake_provider: FakeProvider
+) -> None:
+    """Ctrl+U, Backspace or Enter queued for the prompt when Alt+Up (a priority chord) takes the
+    focus to a message: each still does its work on the prompt, as typed before the chord."""
+    fake_provider.push(fake.stream(Api.CHAT))
+    fake_provider.push(fake.stream(Api.CHAT))
+    app = make_app(fake_config(fake_provider), tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, "hello")
+        await wait_drawn(pilot)
+        prompt = prompt_of(app)
+        prompt.insert("draft")
+        burst(app, "ctrl+u", "alt+up")
+        await wait_until(pilot, lambda: app.focused is app.pane.transcript, what="the selection")
+        await pilot.pause(0.2)
+        assert prompt.text == ""  # Ctrl+U cleared the line
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.focused is prompt
+        prompt.insert("abc")
+        burst(app, "backspace", "alt+up")
+        await wait_until(pilot, lambda: app.focused is app.pane.transcript, what="the selection")
+        await pilot.pause(0.2)
+        assert prompt.text == "ab"
+        await pilot.press("escape")
+        await pilot.pause()
+        burst(app, "enter", "alt+up")  # "ab" is sent
+        await wait_until(pilot, lambda: len(fake_provider.requests) == 2, what="the second ask")
+        await wait_drawn(pilot)
+        assert prompt.text == ""
+        assert fake_provider.requests[-1].json["messages"][-1]["content"] == "ab"
+
+
 async def test_tab_in_a_comparison_then_typing_reaches_the_prompt(
     fakes: dict[Api, FakeProvider], tmp_path: Path
 ) -> None:

@@ -138,8 +138,10 @@ def test_typing_after_a_selection_and_a_new_chat_and_a_refused_enter(
     term.wait_for("Ask anything", "demo · demo")
     term.keys("hello", "Enter")
     term.wait_for("Hello from Triptych", "· complete ·")
-    term.keys("M-Up")  # a message selected: the transcript has the focus
-    term.wait_for("e edit")
+    term.keys("xyz")
+    term.wait_for("▊ xyz")
+    term.keys("C-u", "M-Up")  # in one read: the line cleared, then a message selected
+    term.wait_for("Ask anything", "e edit")  # the transcript has the focus
     term.keys("C-n")
     term.keys("abc")
     assert prompt_row(term.wait_for("▊ abc")) == "abc"

@@ -110,6 +110,8 @@ class PromptInput(TextArea):
 
     async def _on_key(self, event: events.Key) -> None:
         self._last_key = event
+        if self.screen.focused is not self and await self._run_own_binding(event):
+            return
         if event.key == "enter" or (event.character == "?" and not self.text):
             event.prevent_default()  # not inserted: left to the bindings above
         elif event.key in NEWLINE_KEYS:
@@ -120,6 +122,17 @@ class PromptInput(TextArea):
             # Alt and a letter, read from ESC and the letter: a chord for the bindings (a
             # vote, a tool's approval), never the letter typed into the draft.
             event.prevent_default()
+
+    async def _run_own_binding(self, event: events.Key) -> bool:
+        """A key typed for the prompt, read after a priority chord in the same read (Alt+Up,
+        Ctrl+F) took the focus away: Textual looks a binding up along the focus of the moment,
+        where the prompt's own (Ctrl+U, Backspace, Enter) are gone. Run here, as typed."""
+        for binding in self._bindings.key_to_bindings.get(event.key, ()):
+            if not binding.priority and await self.app.run_action(binding.action, self):
+                event.stop()
+                event.prevent_default()
+                return True
+        return False
 
     async def _on_paste(self, event: events.Paste) -> None:
         """Pasted text goes in as TextArea puts it; the mentions it made are noted so they
