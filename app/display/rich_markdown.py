@@ -10,11 +10,14 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Hashable
-from functools import cache
+from functools import cache, lru_cache
 from typing import ClassVar
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
+from pygments.lexer import Lexer
+from pygments.lexers import get_lexer_by_name
+from pygments.util import ClassNotFound
 from rich import box
 from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, RenderResult
@@ -139,6 +142,21 @@ class JoinedList(ListElement):
             yield from item.render_number(console, options, number + index, self.last)
 
 
+SYNTAX_TAB_SIZE = 4  # Syntax's own default, which its lexers are built with
+
+
+@lru_cache(maxsize=64)  # keyed by the fence's info word: the model's text, so bounded
+def code_lexer(name: str) -> Lexer:
+    """The lexer `Syntax` would build for `name` (or for plain text, when there is none), built
+    once: `Syntax` asks Pygments for a new one at each highlight, 12% of highlighting the open
+    code block, which is highlighted again on every frame. A Pygments lexer keeps no state
+    between the texts it lexes, so one serves every block of its language."""
+    try:
+        return get_lexer_by_name(name, stripnl=False, ensurenl=True, tabsize=SYNTAX_TAB_SIZE)
+    except ClassNotFound:
+        return get_lexer_by_name("text", stripnl=False, ensurenl=True, tabsize=SYNTAX_TAB_SIZE)
+
+
 class ScrollingCode(CodeBlock):
     """A code block that never wraps: its lines are drawn at the code's own width (at least the
     width it is given) and cropped to the width, each tagged (`CODE_TAG`) with its line at full
@@ -156,7 +174,9 @@ class ScrollingCode(CodeBlock):
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         code = str(self.text).rstrip()
-        syntax = Syntax(code, self.lexer_name, theme=self.theme, word_wrap=False, padding=CODE_PAD)
+        syntax = Syntax(
+            code, code_lexer(self.lexer_name), theme=self.theme, word_wrap=False, padding=CODE_PAD
+        )
         width = options.max_width
         natural = max(cell_len(line) for line in code.expandtabs(CODE_TAB_SIZE).split("\n"))
         drawn = options.update(width=max(width, natural + 2 * CODE_PAD))

@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.syntax import Syntax
 
 from app.display.markdown_height import CODE_PAD
-from app.display.rich_markdown import CodeRows
+from app.display.rich_markdown import CodeRows, code_lexer
 
 CODES = [
     "",
@@ -67,6 +67,20 @@ def test_any_code_is_drawn_as_syntax_draws_it(code: str) -> None:
     assert drawn(code, "python", "monokai", width, rows) == drawn(
         code, "python", "monokai", width, None
     )
+
+
+@pytest.mark.parametrize("lexer", ["python", "sql", "html", "text", "no-such-language", ""])
+def test_one_kept_lexer_draws_what_syntax_draws_with_its_own(lexer: str) -> None:
+    """A lexer built once and used for block after block (an open string in one, then code)
+    carries nothing from one block to the next."""
+    assert code_lexer(lexer) is code_lexer(lexer)
+    con = console()
+    for code in [*CODES, "\n\n\tafter blank lines and a tab", *CODES]:
+        code = code.rstrip()
+        for theme in ("monokai", "friendly"):
+            own = Syntax(code, lexer, theme=theme, word_wrap=False, padding=CODE_PAD)
+            kept = Syntax(code, code_lexer(lexer), theme=theme, word_wrap=False, padding=CODE_PAD)
+            assert con.render_lines(kept, new_lines=False) == con.render_lines(own, new_lines=False)
 
 
 def test_a_growing_block_draws_only_its_new_lines(monkeypatch: pytest.MonkeyPatch) -> None:
