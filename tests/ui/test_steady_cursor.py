@@ -15,7 +15,7 @@ from tests.ui.helpers import SIZE, fake_config, make_app, send, wait_drawn, wait
 async def test_the_cursor_stops_blinking_while_an_answer_streams(
     tmp_path: Path, fake_provider: FakeProvider
 ) -> None:
-    fake_provider.push(fake.stream(Api.CHAT, delay=0.15))
+    fake_provider.push(fake.paced_forever(Api.CHAT))  # streams until Esc: no race to see it
     app = make_app(fake_config(fake_provider), tmp_path)
     async with app.run_test(size=SIZE) as pilot:
         prompt = app.screen.query_one("#prompt", PromptInput)
@@ -24,13 +24,16 @@ async def test_the_cursor_stops_blinking_while_an_answer_streams(
         await wait_until(pilot, lambda: app.pane.streaming, what="streaming")
         await pilot.pause(0.2)
         assert not prompt.cursor_blink
+        await pilot.press("escape")
         await wait_drawn(pilot)
         await wait_until(pilot, lambda: prompt.cursor_blink, what="blinking again")
 
         prompt.cursor_blink = False  # set still (as the snapshot tests do): it stays still
         fake_provider.push(fake.stream(Api.CHAT, delay=0.05))
         await send(pilot, "again")
-        await wait_until(pilot, lambda: app.pane.streaming, what="streaming")
+        # Short enough to be over before Pilot's Enter returns on a loaded machine: waited
+        # for by its request, not by watching it stream.
+        await wait_until(pilot, lambda: len(fake_provider.requests) == 2, what="the request")
         await wait_drawn(pilot)
         await wait_until(pilot, lambda: not app.render_clock.live, what="the clock idle")
         await pilot.pause(0.2)
