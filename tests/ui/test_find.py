@@ -68,7 +68,10 @@ def current_row(pane: ChatPane, bar: FindBar) -> int | None:
     if isinstance(widget, UserMessage):
         return widget.region.y + 0 if widget.region else None
     assert isinstance(widget, AssistantTurn)
-    segment = widget.answer.segments[hit.part]
+    part = hit.part - widget.reasoning.find_count()  # the reasoning's pieces come first
+    if part < 0:
+        return None
+    segment = widget.answer.segments[part]
     if not isinstance(segment, StreamedMarkdown) or segment.find is None:
         return None
     if segment.find.current != hit.nth or not segment.region:
@@ -151,6 +154,63 @@ async def test_n_and_shift_n_step_through_every_match_with_a_count(
         await pilot.pause()
         assert bar.query_input.value == "kiwixn"
         assert str(bar.count.content) == "no matches"
+
+
+def reasoning_row(turn: AssistantTurn, bar: FindBar) -> int | None:
+    """The screen row of the current match when it is in the turn's reasoning, drawn and
+    highlighted as current there."""
+    hit = bar.found.hit
+    if hit is None or not turn.reasoning.region:
+        return None
+    segments = turn.reasoning.body.segments
+    if hit.part >= len(segments):
+        return None
+    segment = segments[hit.part]
+    if not isinstance(segment, StreamedMarkdown) or segment.find is None:
+        return None
+    if segment.find.current != hit.nth or not segment.region:
+        return None
+    return segment.region.y + segment.found_rows()[hit.nth]
+
+
+async def test_a_word_only_in_a_collapsed_reasoning_is_found_and_its_pane_opened(
+    fake_provider: FakeProvider, tmp_path: Path
+) -> None:
+    """The reasoning is searched as the answer is: a match there opens its pane (collapsed
+    once the answer began) and is shown there, current, in view; the count covers the
+    prompts, the reasoning and the answers, in reading order."""
+    thinking = " ".join(f"thought{i}" for i in range(30)) + " kiwi is the key. " * 2
+    app = make_app(fake_config(fake_provider), tmp_path)
+    async with app.run_test(size=SIZE) as pilot:
+        answer = Answer(text=pieces(long_answer(6, "kiwi", at=(4,))), reasoning=pieces(thinking))
+        fake_provider.push(fake.stream(Api.CHAT, answer))
+        await send(pilot, "which fruit")
+        await wait_drawn(pilot)
+        await ask(pilot, fake_provider, "more", long_answer(12))
+        turn = app.pane.transcript.query(AssistantTurn).first()
+        assert turn.reasoning.collapsed
+        await pilot.press("ctrl+f", *"kiwi")
+        bar = bar_of(app)
+        # Nothing below the top of the view: round the end, to the first, in the reasoning.
+        await wait_until(pilot, lambda: counted(bar, "1 of 3"), what="the first match")
+
+        def shown() -> bool:
+            row = reasoning_row(turn, bar)
+            view = app.pane.transcript.region
+            return row is not None and view.y <= row < view.bottom
+
+        await wait_until(pilot, shown, what="the reasoning's match in view")
+        assert not turn.reasoning.collapsed  # opened to show it
+        assert "kiwi is the key" in screen_text(app)
+        await pilot.press("enter")  # the next; n and N are keys on the bar from now on
+        await wait_until(pilot, lambda: counted(bar, "2 of 3"), what="the second")
+        await wait_until(pilot, shown, what="the reasoning's second match")
+        await pilot.press("n")
+        await wait_until(pilot, lambda: counted(bar, "3 of 3"), what="the answer's match")
+        await wait_until(pilot, lambda: in_view(app.pane, bar), what="the answer's in view")
+        await pilot.press("n")
+        await wait_until(pilot, lambda: counted(bar, "1 of 3"), what="round again")
+        await wait_until(pilot, shown, what="the reasoning's first match again")
 
 
 def halted(text: str, pause: float) -> fake.Reply:

@@ -8,6 +8,7 @@ a tick does not depend on how long the answer already is.
 from __future__ import annotations
 
 import asyncio
+import re
 from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult
@@ -222,6 +223,24 @@ class AssistantTurn(Vertical):
 
     def set_reasoning_open(self, is_open: bool) -> None:
         self.reasoning.collapsed = not is_open
+
+    def find_parts(self) -> list[str]:
+        """What the find bar searches, in reading order: the reasoning, then the answer's
+        segments (a match's `part` counts them so)."""
+        return self.reasoning.find_parts() + self.answer.sources
+
+    def show_found(
+        self, pattern: re.Pattern[str] | None, current: tuple[int, int] | None = None
+    ) -> None:
+        """`current`: (part, match in it), parts counted as `find_parts` counts them."""
+        before = self.reasoning.find_count()
+        if current is not None and current[0] < before:
+            self.reasoning.show_found(pattern, current)
+            self.answer.show_found(pattern, None)
+            return
+        self.reasoning.show_found(pattern, None)
+        in_answer = None if current is None else (current[0] - before, current[1])
+        self.answer.show_found(pattern, in_answer)
 
 
 __all__ = ["AssistantTurn", "outcome_text", "sources_text"]

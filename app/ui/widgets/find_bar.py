@@ -1,11 +1,12 @@
-"""The find bar (Ctrl+F): a word found in every prompt and answer of a conversation, each match
-highlighted, the current one scrolled into view, and a count (`3 of 17`).
+"""The find bar (Ctrl+F): a word found in every prompt, reasoning and answer of a conversation,
+each match highlighted, the current one scrolled into view, and a count (`3 of 17`). A match in
+a collapsed reasoning pane opens it, as a click on its title would, to be shown there.
 
 What is searched is the text the transcript's messages hold (app/display/find.py), not what is
 drawn: a long answer's segments far from the view are asleep (app/ui/widgets/answer.py), so a
 jump to a match there first scrolls to the sleeping segment, which wakes it, then, once it is
 drawn, to the match's own row. While an answer streams the matches are counted again a few times
-a second, only when the text grew; the current match stays current.
+a second, only when the pieces searched changed (`shape_of`); the current match stays current.
 
 Typing in the bar searches as you type; Enter (or Shift+Enter) jumps to the next (previous)
 match and leaves the field for the bar itself, where `n` / `N` go on as in a pager, and any other
@@ -31,7 +32,7 @@ from textual.widgets import Input, Static
 from app.display.find import Found, Hit, find_hits, find_pattern
 from app.display.sanitize import clean
 from app.store.records import StoredMessage
-from app.ui.widgets.answer import SegmentPlaceholder
+from app.ui.widgets.answer import AnswerView, SegmentPlaceholder
 from app.ui.widgets.assistant_turn import AssistantTurn
 from app.ui.widgets.branch_marker import message_widgets, shown_messages
 from app.ui.widgets.chat_pane import ChatPane
@@ -45,25 +46,34 @@ KEYS_HINT = "enter/n next · shift+enter/N previous · esc close"
 
 
 def parts_of(widget: Widget) -> list[str]:
-    """The texts a message is searched in: a prompt as drawn, an answer's segments' sources."""
+    """The texts a message is searched in: a prompt as drawn; an answer's reasoning, then its
+    segments' sources (`AssistantTurn.find_parts`)."""
     if isinstance(widget, UserMessage):
         return [widget.shown]
     if isinstance(widget, AssistantTurn):
-        return widget.answer.sources
+        return widget.find_parts()
     return []
 
 
 def stored_parts(message: StoredMessage) -> list[str]:
-    """A message of a long reopened conversation that is not drawn yet: its stored text, as
-    it will be drawn (an answer then in segments, and searched again)."""
-    return [clean(message.text)]
+    """A message of a long reopened conversation that is not drawn yet: its stored reasoning
+    and text, as they will be drawn (the reasoning collapsed, in one piece; the answer then in
+    segments, and searched again)."""
+    reasoning = message.turn.reasoning if message.turn is not None else ""
+    return [clean(reasoning), clean(message.text)] if reasoning else [clean(message.text)]
+
+
+def shape_of(parts: list[list[str]]) -> tuple[tuple[int, ...], ...]:
+    """The pieces searched and their lengths: when it changes, the matches are counted again
+    (the text grew, or a reasoning pane opened and its one piece became its segments)."""
+    return tuple(tuple(len(text) for text in texts) for texts in parts)
 
 
 def show_found(widget: Widget, pattern: re.Pattern[str] | None, current: Hit | None) -> None:
     if isinstance(widget, UserMessage):
         widget.show_found(pattern, None if current is None else current.nth)
     elif isinstance(widget, AssistantTurn):
-        widget.answer.show_found(pattern, None if current is None else (current.part, current.nth))
+        widget.show_found(pattern, None if current is None else (current.part, current.nth))
 
 
 async def after_refresh(widget: Widget) -> None:
@@ -112,7 +122,7 @@ class FindBar(Horizontal, can_focus=True):
         self._earlier: list[StoredMessage] = []  # not drawn yet (a long reopened chat's start)
         self._messages: list[Widget] = []  # drawn, in order; a hit's `message` counts both
         self._marked: set[int] = set()  # id() of the messages given the marks
-        self._searched = -1  # the text searched, in characters (counted again when it changes)
+        self._shape: tuple[tuple[int, ...], ...] = ()  # the pieces searched (`shape_of`)
         self._timer: Timer | None = None
         self._drawing = False  # a jump is drawing the start of a long reopened conversation
         self._to_query = False  # a character typed on the bar went to the query (focus follows)
@@ -189,11 +199,14 @@ class FindBar(Horizontal, can_focus=True):
         self._earlier = shown_messages(self.pane.earlier, self.pane.history.pane)
         self._messages = message_widgets(self.pane.transcript)
 
+    def _parts(self, messages: list[Widget]) -> list[list[str]]:
+        parts = [stored_parts(message) for message in self._earlier]
+        return parts + [parts_of(widget) for widget in messages]
+
     def _find(self) -> list[Hit]:
         assert self.pattern is not None
-        parts = [stored_parts(message) for message in self._earlier]
-        parts += [parts_of(widget) for widget in self._messages]
-        self._searched = sum(len(text) for texts in parts for text in texts)
+        parts = self._parts(self._messages)
+        self._shape = shape_of(parts)
         return find_hits(parts, self.pattern)
 
     def _view_top(self) -> Hit:
@@ -207,6 +220,10 @@ class FindBar(Horizontal, can_focus=True):
             if not region or region.bottom <= top:
                 continue
             if isinstance(widget, AssistantTurn):
+                reasoning = widget.reasoning
+                skip = reasoning.find_count()  # the reasoning's pieces come first
+                if skip and reasoning.region and reasoning.region.bottom > top:
+                    return Hit(number, 0, 0, 0)
                 for index, segment in enumerate(widget.answer.segments):
                     if not segment.region:
                         continue
@@ -216,7 +233,7 @@ class FindBar(Horizontal, can_focus=True):
                     else:
                         bottom = segment.region.bottom
                     if bottom > top:
-                        return Hit(number, index, 0, 0)
+                        return Hit(number, skip + index, 0, 0)
             return Hit(number, 0, 0, 0)
         return Hit(0, 0, 0, 0)
 
@@ -230,9 +247,7 @@ class FindBar(Horizontal, can_focus=True):
             self.search(self.query_input.value)
             return
         messages = message_widgets(self.pane.transcript)
-        size = sum(len(text) for widget in messages for text in parts_of(widget))
-        size += sum(len(text) for message in self._earlier for text in stored_parts(message))
-        if messages == self._messages and size == self._searched:
+        if messages == self._messages and shape_of(self._parts(messages)) == self._shape:
             return
         gone = any(widget not in messages for widget in self._messages)  # a branch redrawn
         if gone or len(self.pane.earlier) != len(self._earlier):
@@ -325,6 +340,10 @@ class FindBar(Horizontal, can_focus=True):
             await after_refresh(pane.transcript)  # laid out: regions to scroll by
         finally:
             self._drawing = False
+        return self._find_again(current)
+
+    def _find_again(self, current: int | None) -> Hit | None:
+        """Find anew in what is drawn now, match number `current` the current one again."""
         self._unmark()
         self._collect()
         self.found = Found(self._find())
@@ -357,22 +376,50 @@ class FindBar(Horizontal, can_focus=True):
         if not isinstance(widget, AssistantTurn):
             await transcript.bring_into_view(widget, 0)
             return
-        segments = widget.answer.segments
-        if hit.part >= len(segments):
+        skip = widget.reasoning.find_count()
+        if hit.part < skip:
+            opened = await self._open_reasoning(widget, hit)
+            if opened is None:
+                return
+            hit = opened
+            await self._bring_match(pane, widget.reasoning.body, hit.part, hit.nth)
             return
-        segment = segments[hit.part]
-        offset = segment.row_of(hit.part) if isinstance(segment, SegmentPlaceholder) else 0
+        await self._bring_match(pane, widget.answer, hit.part - skip, hit.nth)
+
+    async def _open_reasoning(self, widget: AssistantTurn, hit: Hit) -> Hit | None:
+        """A match in a collapsed reasoning pane: opened, as a click on its title would, and
+        drawn; then found again, the same match (by its number) the current one."""
+        reasoning = widget.reasoning
+        if not reasoning.collapsed:
+            return hit
+        current = self.found.current
+        widget.set_reasoning_open(True)
+        await reasoning.render_pending()
+        assert self.pane is not None
+        await after_refresh(self.pane.transcript)  # laid out: regions to scroll by
+        found = self._find_again(current)
+        return found if found is not None and found.message == hit.message else None
+
+    async def _bring_match(self, pane: ChatPane, view: AnswerView, part: int, nth: int) -> None:
+        """Scroll to match `nth` of the view's segment `part`: to the segment first (woken on
+        the way if it was asleep), then, once that is drawn, to the match's own row."""
+        transcript = pane.transcript
+        segments = view.segments
+        if part >= len(segments):
+            return
+        segment = segments[part]
+        offset = segment.row_of(part) if isinstance(segment, SegmentPlaceholder) else 0
         if isinstance(segment, SegmentPlaceholder) or not segment.region:
             await transcript.bring_into_view(segment, offset)
             for _ in range(LAYOUT_WAITS):  # woken: drawn once it is laid out
                 await after_refresh(transcript)
-                segment = widget.answer.segments[hit.part]
+                segment = view.segments[part]
                 if isinstance(segment, StreamedMarkdown) and segment.region:
                     break
         if not isinstance(segment, StreamedMarkdown):
             return
         rows = segment.found_rows()
-        row = rows[min(hit.nth, len(rows) - 1)] if rows else 0
+        row = rows[min(nth, len(rows) - 1)] if rows else 0
         await transcript.bring_into_view(segment, row)
 
 

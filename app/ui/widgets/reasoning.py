@@ -7,6 +7,8 @@ costs almost nothing per token. The title carries the size and duration of the r
 
 from __future__ import annotations
 
+import re
+
 from textual.app import ComposeResult
 from textual.content import Content
 from textual.widgets import Collapsible, Static
@@ -115,6 +117,34 @@ class ReasoningPane(Collapsible):
     @property
     def body_text(self) -> str:
         return self._body.source
+
+    @property
+    def body(self) -> AnswerView:
+        return self._body
+
+    def find_parts(self) -> list[str]:
+        """The reasoning as the find bar searches it: while open, each drawn segment's text (a
+        match is then shown in its own segment), and what is still to be drawn; while
+        collapsed, the whole text as one piece (nothing is drawn to show a match in)."""
+        if not self.chars:
+            return []
+        pending = "".join(self._pending)
+        if self.collapsed:
+            return [self._body.source + pending]
+        return [*self._body.sources, pending] if pending else list(self._body.sources)
+
+    def find_count(self) -> int:
+        """How many pieces `find_parts` gives, without joining them."""
+        if not self.chars:
+            return 0
+        return 1 if self.collapsed else len(self._body.sources) + bool(self._pending)
+
+    def show_found(
+        self, pattern: re.Pattern[str] | None, current: tuple[int, int] | None = None
+    ) -> None:
+        """Highlight the matches in the drawn segments; `current` (segment, match in it)
+        counts segments as `find_parts` does while open."""
+        self._body.show_found(pattern, None if self.collapsed else current)
 
 
 __all__ = ["ReasoningPane", "last_line"]
