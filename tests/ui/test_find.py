@@ -32,6 +32,17 @@ from tests.fakes.provider import FakeProvider
 from tests.ui.compare_helpers import all_drawn, compare_screen, config_for
 from tests.ui.compare_helpers import ask as ask_all
 from tests.ui.helpers import fake_config, make_app, screen_text, send, wait_drawn, wait_until
+from tests.ui.tool_helpers import (
+    FINAL,
+    PROMPT,
+    ToolTextEditor,
+    calling,
+    cards,
+    reach,
+    tools_config,
+    wait_for,
+    wait_idle,
+)
 
 SIZE = (100, 30)
 
@@ -211,6 +222,49 @@ async def test_a_word_only_in_a_collapsed_reasoning_is_found_and_its_pane_opened
         await pilot.press("n")
         await wait_until(pilot, lambda: counted(bar, "1 of 3"), what="round again")
         await wait_until(pilot, shown, what="the reasoning's first match again")
+
+
+async def test_tool_arguments_and_a_long_results_hidden_end_are_found(
+    fake_provider: FakeProvider, tmp_path: Path
+) -> None:
+    """A tool call's arguments and its result are searched as the answer is; a match in the
+    part of a long result that is not shown opens the result, current and in view."""
+    fake_provider.push(
+        fake.stream(Api.CHAT, calling("get_weather", '{"city": "Quito"}')),
+        fake.stream(Api.CHAT, FINAL),
+    )
+    app = make_app(tools_config(fake_provider), tmp_path)
+    long = "\n".join(f"line {n}" for n in range(1, 40)) + "\nquito at the end"
+    async with app.run_test(size=SIZE) as pilot:
+        await send(pilot, PROMPT)
+        editor = await wait_for(pilot, ToolTextEditor, "the result editor")
+        await reach(pilot, editor)
+        editor.insert(long)
+        await pilot.press("enter")
+        await wait_idle(pilot)
+        (card,) = cards(app)
+        outcome = card.outcome
+        assert not outcome.expanded
+        await pilot.press("ctrl+f", *"quito")
+        bar = bar_of(app)
+        await wait_until(pilot, lambda: counted(bar, "1 of 2"), what="the arguments' match")
+        assert '"Quito"' in screen_text(app)
+        assert not outcome.expanded
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: counted(bar, "2 of 2"), what="the result's match")
+        await wait_until(pilot, lambda: outcome.expanded, what="the result opened")
+
+        def in_sight() -> bool:
+            body = outcome.query_one(".tool-outcome--body")
+            view = app.pane.transcript.region
+            row = body.region.y + long.count("\n")
+            return bool(body.region) and view.y <= row < view.bottom
+
+        await wait_until(pilot, in_sight, what="the result's last line in view")
+        assert "quito at the end" in screen_text(app)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not outcome.marked  # the highlight taken off with the bar
 
 
 def halted(text: str, pause: float) -> fake.Reply:

@@ -225,22 +225,38 @@ class AssistantTurn(Vertical):
         self.reasoning.collapsed = not is_open
 
     def find_parts(self) -> list[str]:
-        """What the find bar searches, in reading order: the reasoning, then the answer's
-        segments (a match's `part` counts them so)."""
-        return self.reasoning.find_parts() + self.answer.sources
+        """What the find bar searches, in reading order: the reasoning, the answer's
+        segments, then each tool call's arguments and result (a match's `part` counts them
+        so; `piece` reads it back)."""
+        parts = self.reasoning.find_parts() + self.answer.sources
+        for card in self.cards.values():
+            parts += card.find_parts()
+        return parts
+
+    def piece(self, part: int) -> tuple[str, int, ToolCallCard | None]:
+        """Which piece `part` of `find_parts` is: ("reasoning", its segment), ("answer", its
+        segment) or ("card", 0 for its arguments or 1 for its result, the card)."""
+        reasoning = self.reasoning.find_count()
+        if part < reasoning:
+            return "reasoning", part, None
+        part -= reasoning
+        answer = len(self.answer.sources)
+        if part < answer:
+            return "answer", part, None
+        cards = list(self.cards.values())
+        index, which = divmod(part - answer, 2)
+        return "card", which, cards[index] if index < len(cards) else None
 
     def show_found(
         self, pattern: re.Pattern[str] | None, current: tuple[int, int] | None = None
     ) -> None:
         """`current`: (part, match in it), parts counted as `find_parts` counts them."""
-        before = self.reasoning.find_count()
-        if current is not None and current[0] < before:
-            self.reasoning.show_found(pattern, current)
-            self.answer.show_found(pattern, None)
-            return
-        self.reasoning.show_found(pattern, None)
-        in_answer = None if current is None else (current[0] - before, current[1])
-        self.answer.show_found(pattern, in_answer)
+        where, index, card = ("", 0, None) if current is None else self.piece(current[0])
+        nth = 0 if current is None else current[1]
+        self.reasoning.show_found(pattern, (index, nth) if where == "reasoning" else None)
+        self.answer.show_found(pattern, (index, nth) if where == "answer" else None)
+        for each in self.cards.values():
+            each.show_found(pattern, (index, nth) if each is card else None)
 
 
 __all__ = ["AssistantTurn", "outcome_text", "sources_text"]

@@ -1,6 +1,7 @@
-"""The find bar (Ctrl+F): a word found in every prompt, reasoning and answer of a conversation,
-each match highlighted, the current one scrolled into view, and a count (`3 of 17`). A match in
-a collapsed reasoning pane opens it, as a click on its title would, to be shown there.
+"""The find bar (Ctrl+F): a word found in every prompt, reasoning, answer and tool call (its
+arguments and result) of a conversation, each match highlighted, the current one scrolled into
+view, and a count (`3 of 17`). A match in a collapsed reasoning pane, or in the hidden end of a
+long result, opens it, as a click would, to be shown there.
 
 What is searched is the text the transcript's messages hold (app/display/find.py), not what is
 drawn: a long answer's segments far from the view are asleep (app/ui/widgets/answer.py), so a
@@ -376,15 +377,19 @@ class FindBar(Horizontal, can_focus=True):
         if not isinstance(widget, AssistantTurn):
             await transcript.bring_into_view(widget, 0)
             return
-        skip = widget.reasoning.find_count()
-        if hit.part < skip:
+        where, index, card = widget.piece(hit.part)
+        if where == "answer":
+            await self._bring_match(pane, widget.answer, index, hit.nth)
+        elif where == "reasoning":
             opened = await self._open_reasoning(widget, hit)
-            if opened is None:
-                return
-            hit = opened
-            await self._bring_match(pane, widget.reasoning.body, hit.part, hit.nth)
-            return
-        await self._bring_match(pane, widget.answer, hit.part - skip, hit.nth)
+            if opened is not None:
+                where, index, card = widget.piece(opened.part)
+                if where == "reasoning":
+                    await self._bring_match(pane, widget.reasoning.body, index, opened.nth)
+        elif card is not None:
+            place, row = card.match_place(index)  # a long result opens for its match
+            await after_refresh(transcript)
+            await transcript.bring_into_view(place, row)
 
     async def _open_reasoning(self, widget: AssistantTurn, hit: Hit) -> Hit | None:
         """A match in a collapsed reasoning pane: opened, as a click on its title would, and

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, ClassVar, TypeVar
@@ -31,6 +32,8 @@ if TYPE_CHECKING:  # the outcome's rows and editor are loaded when a tool is fir
     from app.wire.tools import ToolResult
     from app.wire.turn import ToolCall, Turn
 
+FOUND_STYLE = "on $warning 35%"  # as an answer's matches (app/ui/widgets/markdown_view.py)
+CURRENT_STYLE = "bold $background on $warning"
 INVALID_FLAG = "⚠ invalid JSON arguments (shown as sent)"
 PREVIEW_LINES = 8  # a longer result shows its start only, with its size
 PREVIEW_CHARS = 1200
@@ -109,6 +112,28 @@ def pretty_arguments(call: ToolCall) -> str:
     return clean(json.dumps(call.value, indent=2, ensure_ascii=False))
 
 
+Marks = tuple[re.Pattern[str], int | None]  # the find bar's pattern, and the current match
+
+
+def marked(content: Content, text: str, marks: Marks | None) -> Content:
+    """`content` (drawn from `text`) with the find bar's matches highlighted."""
+    if marks is None:
+        return content
+    pattern, current = marks
+    for nth, match in enumerate(pattern.finditer(text)):
+        content = content.stylize(CURRENT_STYLE if nth == current else FOUND_STYLE, *match.span())
+    return content
+
+
+def match_row(text: str, marks: Marks) -> int:
+    """The line of `text` the current match starts on."""
+    pattern, current = marks
+    for nth, match in enumerate(pattern.finditer(text)):
+        if nth == current:
+            return text.count("\n", 0, match.start())
+    return 0
+
+
 class ToolCallCard(Vertical):
     DEFAULT_CSS = """
     ToolCallCard {
@@ -135,6 +160,7 @@ class ToolCallCard(Vertical):
         self._seen: tuple[int, bool, str, str] = (-1, False, "", "")
         self.shown = ""  # the argument text on screen, for tests and copying
         self.outcome = ToolOutcome()
+        self._marks: Marks | None = None  # the find bar's, on the arguments
 
     def compose(self) -> ComposeResult:
         yield self._head
@@ -160,15 +186,47 @@ class ToolCallCard(Vertical):
         state = "" if call.closed else " …"
         ident = f"  {call.id}" if call.id else ""
         self._head.update(Content(clean_line(f"⚙ {call.name or '(unnamed tool)'}{ident}{state}")))
+        self._draw_arguments()
+
+    def _draw_arguments(self) -> None:
+        call = self.call
         if call.closed and not call.invalid_json:
             from textual.highlight import highlight  # Pygments: not on the start-up path
 
             self.shown = pretty_arguments(call)
-            self._args.update(highlight(self.shown, language="json"))
+            self._args.update(
+                marked(highlight(self.shown, language="json"), self.shown, self._marks)
+            )
             return
         self.set_class(call.closed, "-invalid")
         self.shown = clean(call.arguments)
-        self._args.update(Content(self.shown))
+        self._args.update(marked(Content(self.shown), self.shown, self._marks))
+
+    # -- find ---------------------------------------------------------------------------------
+
+    def find_parts(self) -> list[str]:
+        """What the find bar searches in the card: the arguments as shown, and the result
+        whole, as far as opening it draws (a match in a long result's hidden part opens it)."""
+        return [self.shown, self.outcome.searchable]
+
+    def show_found(
+        self, pattern: re.Pattern[str] | None, current: tuple[int, int] | None = None
+    ) -> None:
+        """`current`: (piece, match in it), pieces counted as `find_parts` counts them."""
+        if pattern is None and self._marks is None and not self.outcome.marked:
+            return  # nothing to take off
+        in_args = current[1] if current is not None and current[0] == 0 else None
+        in_result = current[1] if current is not None and current[0] == 1 else None
+        self._marks = None if pattern is None else (pattern, in_args)
+        self._draw_arguments()
+        self.outcome.show_found(None if pattern is None else (pattern, in_result))
+
+    def match_place(self, piece: int) -> tuple[Widget, int]:
+        """Where the current match of `piece` is drawn: the widget and its row there. A long
+        result is opened first, if it is not open yet."""
+        if piece == 0:
+            return self._args, match_row(self.shown, self._marks) if self._marks else 0
+        return self.outcome.match_place()
 
 
 class ToolOutcome(Vertical):
@@ -202,6 +260,7 @@ class ToolOutcome(Vertical):
         self.expanded = False
         self._result: ToolResult | None = None
         self._long = False
+        self._marks: Marks | None = None  # the find bar's, on the result
 
     def compose(self) -> ComposeResult:
         yield self._problem
@@ -322,8 +381,30 @@ class ToolOutcome(Vertical):
         if self._long:
             content = result_expanded(content) if self.expanded else result_preview(content)
         self.result_text = clean(content)
-        self._body.update(Content(self.result_text))
+        self._body.update(marked(Content(self.result_text), self.result_text, self._marks))
         self._body.display = bool(self.result_text)
+
+    @property
+    def searchable(self) -> str:
+        """The result as the find bar searches it: as drawn once opened, if it is long."""
+        result = self._result
+        if result is None:
+            return ""
+        return clean(result_expanded(result.content)) if self._long else self.result_text
+
+    @property
+    def marked(self) -> bool:
+        return self._marks is not None
+
+    def show_found(self, marks: Marks | None) -> None:
+        self._marks = marks
+        self._draw_result()
+
+    def match_place(self) -> tuple[Widget, int]:
+        """The result's body and the row of its current match, the result opened for it."""
+        if self._long and not self.expanded:
+            self.toggle()
+        return self._body, match_row(self.result_text, self._marks) if self._marks else 0
 
     def on_click(self, event: events.Click) -> None:
         """A long result opens (up to EXPANDED_CHARS) and closes on a click."""
