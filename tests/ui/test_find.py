@@ -15,17 +15,26 @@ from textual.widgets import Input
 
 from app.demo.frames import Answer, frames
 from app.demo.samples import pieces
+from app.display.find import find_hits, find_pattern
 from app.store import Store
 from app.ui.app import TriptychApp
 from app.ui.widgets.answer import SegmentPlaceholder
 from app.ui.widgets.assistant_turn import AssistantTurn
+from app.ui.widgets.branch_marker import shown_messages
 from app.ui.widgets.chat_pane import ChatPane
-from app.ui.widgets.find_bar import FindBar
+from app.ui.widgets.find_bar import FindBar, stored_parts
 from app.ui.widgets.markdown_view import StreamedMarkdown
 from app.ui.widgets.prompt import PromptInput
 from app.ui.widgets.user_message import UserMessage
 from app.wire.engine import Api
-from app.wire.events import END_OF_STREAM, TextDelta
+from app.wire.events import (
+    END_OF_STREAM,
+    ReasoningDelta,
+    TextDelta,
+    ToolCallArgsDelta,
+    ToolCallEnd,
+    ToolCallStart,
+)
 from app.wire.turn import Turn
 from tests.fakes import provider as fake
 from tests.fakes.provider import FakeProvider
@@ -344,8 +353,9 @@ async def test_find_in_a_comparison_searches_the_selected_pane(
         assert bar.pane is pane
 
 
-def long_history(path: Path) -> None:
-    """A conversation too long to draw whole when reopened: the word is in its first answer."""
+def long_history(path: Path, *, thought_and_called: bool = False) -> None:
+    """A conversation too long to draw whole when reopened: the word is in its first answer
+    (with `thought_and_called`, in that turn's reasoning and a tool call's arguments too)."""
     store = Store.open(path, clock=lambda: 1_700_000_000.0)
     conv = store.create_conversation()
     for number in range(6):
@@ -353,7 +363,15 @@ def long_history(path: Path) -> None:
         turn_id = store.start_turn(conv, provider="fake", model="m-1", api="chat")
         turn = Turn()
         text = long_answer(12, "persimmon", at=(5,) if number == 0 else ())
-        turn.apply_all([TextDelta(text), END_OF_STREAM])
+        extra: list[object] = []
+        if thought_and_called and number == 0:
+            extra = [
+                ReasoningDelta("A persimmon, I think."),
+                ToolCallStart(0, "call_1", "lookup"),
+                ToolCallArgsDelta(0, '{"fruit": "persimmon"}'),
+                ToolCallEnd(0),
+            ]
+        turn.apply_all([*extra, TextDelta(text), END_OF_STREAM])  # type: ignore[list-item]
         turn.end()
         store.save_turn(turn_id, turn, ttft_ms=300, duration_ms=900, final=True)
     store.close()
@@ -376,3 +394,34 @@ async def test_a_match_in_the_undrawn_start_of_a_reopened_conversation_is_drawn_
         assert str(bar.count.content) == "1 of 1"
         first = app.pane.transcript.query(UserMessage).first()
         assert first.text == "question 0"  # drawn down to the start
+
+
+async def test_the_undrawn_start_is_counted_as_it_will_be_drawn_reasoning_and_calls_too(
+    fake_provider: FakeProvider, tmp_path: Path
+) -> None:
+    """Before the start of a reopened conversation is drawn, its stored reasoning and tool
+    calls are searched too, in the order they are drawn: drawing it changes no count."""
+    db = tmp_path / "history.sqlite3"
+    long_history(db, thought_and_called=True)
+    app = make_app(fake_config(fake_provider), tmp_path, history_file=db, continue_last=True)
+    async with app.run_test(size=SIZE) as pilot:
+        await wait_until(pilot, lambda: app.pane.earlier, what="a conversation drawn in part")
+        pattern = find_pattern("persimmon")
+        assert pattern is not None
+        undrawn = [stored_parts(m) for m in shown_messages(app.pane.earlier, app.pane.history.pane)]
+        assert len(find_hits(undrawn, pattern)) == 3  # counted before a line of it is drawn
+        await pilot.press("ctrl+f", *"persimmon")
+        bar = bar_of(app)
+        await wait_until(pilot, lambda: counted(bar, "1 of 3"), what="three, the reasoning first")
+        await wait_until(pilot, lambda: not app.pane.earlier, what="the start drawn")
+        turn = app.pane.transcript.query(AssistantTurn).first()
+        await wait_until(pilot, lambda: reasoning_row(turn, bar) is not None, what="shown there")
+        assert counted(bar, "1 of 3")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: counted(bar, "2 of 3"), what="the answer's")
+        await wait_until(pilot, lambda: in_view(app.pane, bar), what="the answer's in view")
+        await pilot.press("n")
+        await wait_until(pilot, lambda: counted(bar, "3 of 3"), what="the call's")
+        (card,) = turn.cards.values()
+        assert card.find_parts()[0] == '{\n  "fruit": "persimmon"\n}'
+        assert '"persimmon"' in screen_text(app)

@@ -38,6 +38,7 @@ from app.ui.widgets.assistant_turn import AssistantTurn
 from app.ui.widgets.branch_marker import message_widgets, shown_messages
 from app.ui.widgets.chat_pane import ChatPane
 from app.ui.widgets.markdown_view import StreamedMarkdown
+from app.ui.widgets.tool_call import call_find_parts
 from app.ui.widgets.user_message import UserMessage
 
 LAYOUT_WAITS = 5  # refreshes a woken segment is given to be laid out
@@ -59,9 +60,15 @@ def parts_of(widget: Widget) -> list[str]:
 def stored_parts(message: StoredMessage) -> list[str]:
     """A message of a long reopened conversation that is not drawn yet: its stored reasoning
     and text, as they will be drawn (the reasoning collapsed, in one piece; the answer then in
-    segments, and searched again)."""
-    reasoning = message.turn.reasoning if message.turn is not None else ""
-    return [clean(reasoning), clean(message.text)] if reasoning else [clean(message.text)]
+    segments, and searched again; then each tool call's arguments and result)."""
+    turn = message.turn
+    if turn is None:
+        return [clean(message.text)]
+    parts = [clean(turn.reasoning)] if turn.reasoning else []
+    parts.append(clean(message.text))
+    for call in turn.calls.values():
+        parts += call_find_parts(call)
+    return parts
 
 
 def shape_of(parts: list[list[str]]) -> tuple[tuple[int, ...], ...]:

@@ -112,6 +112,26 @@ def pretty_arguments(call: ToolCall) -> str:
     return clean(json.dumps(call.value, indent=2, ensure_ascii=False))
 
 
+def shown_arguments(call: ToolCall) -> str:
+    """The arguments as the card shows them: pretty JSON once the call closed valid, else
+    as sent."""
+    if call.closed and not call.invalid_json:
+        return pretty_arguments(call)
+    return clean(call.arguments)
+
+
+def searchable_result(result: ToolResult) -> str:
+    """A result as the find bar searches it: as drawn, and a long one as drawn opened."""
+    _, long = result_head(result)
+    return clean(result_expanded(result.content) if long else result.content)
+
+
+def call_find_parts(call: ToolCall) -> list[str]:
+    """What the find bar searches in a call's card, from the call alone (a stored one not
+    drawn yet): its arguments and its result, as `ToolCallCard.find_parts` gives them."""
+    return [shown_arguments(call), "" if call.result is None else searchable_result(call.result)]
+
+
 Marks = tuple[re.Pattern[str], int | None]  # the find bar's pattern, and the current match
 
 
@@ -190,16 +210,14 @@ class ToolCallCard(Vertical):
 
     def _draw_arguments(self) -> None:
         call = self.call
+        self.shown = shown_arguments(call)
         if call.closed and not call.invalid_json:
             from textual.highlight import highlight  # Pygments: not on the start-up path
 
-            self.shown = pretty_arguments(call)
-            self._args.update(
-                marked(highlight(self.shown, language="json"), self.shown, self._marks)
-            )
+            drawn = highlight(self.shown, language="json")
+            self._args.update(marked(drawn, self.shown, self._marks))
             return
         self.set_class(call.closed, "-invalid")
-        self.shown = clean(call.arguments)
         self._args.update(marked(Content(self.shown), self.shown, self._marks))
 
     # -- find ---------------------------------------------------------------------------------
@@ -387,10 +405,7 @@ class ToolOutcome(Vertical):
     @property
     def searchable(self) -> str:
         """The result as the find bar searches it: as drawn once opened, if it is long."""
-        result = self._result
-        if result is None:
-            return ""
-        return clean(result_expanded(result.content)) if self._long else self.result_text
+        return "" if self._result is None else searchable_result(self._result)
 
     @property
     def marked(self) -> bool:
@@ -447,6 +462,7 @@ __all__ = [
     "ResultHead",
     "ToolCallCard",
     "ToolOutcome",
+    "call_find_parts",
     "pretty_arguments",
     "result_head",
     "size_text",
