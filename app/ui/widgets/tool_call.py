@@ -80,7 +80,7 @@ def result_head(result: ToolResult) -> tuple[str, bool]:
 
     size = result.size or len(result.content.encode("utf-8", "replace"))
     lines = result.content.count("\n") + 1
-    long = lines > PREVIEW_LINES or len(result.content) > PREVIEW_CHARS
+    long = is_long(result.content)
     kind = "✖ error result" if result.is_error else "↳ result"
     parts = [kind, result.origin.value]
     if result.origin is not ResultOrigin.TRIPTYCH:
@@ -91,6 +91,13 @@ def result_head(result: ToolResult) -> tuple[str, bool]:
     if result.arguments is not None:
         parts.append("run with edited arguments")
     return "  ·  ".join(parts), long
+
+
+def is_long(content: str) -> bool:
+    """A result shown by its start only until it is opened."""
+    return (
+        len(content) > PREVIEW_CHARS or content.count("\n", 0, PREVIEW_CHARS * 2) >= PREVIEW_LINES
+    )
 
 
 def result_preview(content: str) -> str:
@@ -122,8 +129,8 @@ def shown_arguments(call: ToolCall) -> str:
 
 def searchable_result(result: ToolResult) -> str:
     """A result as the find bar searches it: as drawn, and a long one as drawn opened."""
-    _, long = result_head(result)
-    return clean(result_expanded(result.content) if long else result.content)
+    content = result.content
+    return clean(result_expanded(content) if is_long(content) else content)
 
 
 def call_find_parts(call: ToolCall) -> list[str]:
@@ -279,6 +286,7 @@ class ToolOutcome(Vertical):
         self._result: ToolResult | None = None
         self._long = False
         self._marks: Marks | None = None  # the find bar's, on the result
+        self._searchable: tuple[ToolResult | None, str] = (None, "")
 
     def compose(self) -> ComposeResult:
         yield self._problem
@@ -405,7 +413,12 @@ class ToolOutcome(Vertical):
     @property
     def searchable(self) -> str:
         """The result as the find bar searches it: as drawn once opened, if it is long."""
-        return "" if self._result is None else searchable_result(self._result)
+        result = self._result
+        if result is None:
+            return ""
+        if self._searchable[0] is not result:  # once per result: counted again 4 times a second
+            self._searchable = (result, searchable_result(result))
+        return self._searchable[1]
 
     @property
     def marked(self) -> bool:
