@@ -133,6 +133,7 @@ class TriptychApp(ChatHost):
         self.local_probe = local_probe if local_probe is not None else _probe_local_servers
         self.tools = ToolSession(config)
         self._last_used = self.start.last_used  # shown in the header until the user switches
+        self.key_missing = self._maker.key_missing
         self.pane = ChatPane(
             provider=self.start.provider,
             model=self.start.model,
@@ -143,7 +144,7 @@ class TriptychApp(ChatHost):
             reading_width=config.ui.reading_width,
             history=PaneHistory(self.history.record(system=config.system)),
             tools=self.tools,
-            key_missing=self._maker.key_missing,
+            key_missing=self.key_missing,
             id="pane",
         )
         self.reasoning_open = config.ui.reasoning_open

@@ -324,3 +324,31 @@ async def test_the_render_clock_may_stretch_further_while_a_comparison_shows(
         app.pop_screen()  # back to the chat
         await pilot.pause()
         assert app.render_clock.max_period == MAX_PERIOD
+
+
+async def test_a_pane_whose_key_is_missing_says_so_before_enter_and_sends_nothing(
+    fakes: dict[Api, FakeProvider], tmp_path: Path, monkeypatch: Any
+) -> None:
+    """As the chat does: the pane's status says which variable to set before anything is
+    sent; on Enter the other panes answer and this one fails with the same words, its
+    server never asked."""
+    monkeypatch.delenv("TRIPTYCH_TEST_NO_SUCH_KEY", raising=False)
+    config = config_for(fakes)
+    am = replace(config.providers["am"], api_key_env="TRIPTYCH_TEST_NO_SUCH_KEY")
+    config = replace(config, providers={**config.providers, "am": am})
+    fakes[Api.CHAT].push(fake.stream(Api.CHAT, ANSWER))
+    fakes[Api.RESPONSES].push(fake.stream(Api.RESPONSES, ANSWER))
+    app = make_app(config, tmp_path, compare=["cc", "am", "rs"])
+    async with app.run_test(size=(170, 40)) as pilot:
+        await pilot.pause()
+        missing = "key missing: set $TRIPTYCH_TEST_NO_SUCH_KEY"
+        await wait_until(pilot, lambda: missing in pane_of(app, Api.MESSAGES).status_bar.plain)
+        assert missing not in pane_of(app, Api.CHAT).status_bar.plain
+        await ask(pilot, "hello")
+        await all_drawn(pilot)
+        assert not fakes[Api.MESSAGES].requests
+        assert len(fakes[Api.CHAT].requests) == len(fakes[Api.RESPONSES].requests) == 1
+        turn = pane_of(app, Api.MESSAGES).turn
+        assert turn is not None
+        assert turn.status is TurnStatus.FAILED
+        assert "TRIPTYCH_TEST_NO_SUCH_KEY" in outcome_text(turn)

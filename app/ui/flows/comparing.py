@@ -39,7 +39,12 @@ def compare_screen(
     """A compare screen built with the app's clock, clients, settings and history (`make`: a
     kind of it, as a batch's prompt is shown)."""
     maker = PaneMaker(
-        app.connect, app.render_clock, app.config.system, app.reasoning_open, app.tools
+        app.connect,
+        app.render_clock,
+        app.config.system,
+        app.reasoning_open,
+        app.tools,
+        app.key_missing,
     )
     if record is None:
         record = app.history.record(kind="compare", system=app.config.system)

@@ -9,6 +9,7 @@ screen, how clients and compare panes are made, and switching the chat's provide
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -37,6 +38,8 @@ class ChatHost(App[int]):
     batch_status: int | None  # how `batch --ui`'s run ended (its exit status); None: not yet
     saved_recordings: dict[str, Path]  # recordings the inspector saved, by their text's digest
     tools: ToolSession  # the session's tools: which are on, the MCP servers, the approvals
+    # `key missing: set $X` when a provider's key is nowhere, said before anything is sent
+    key_missing: Callable[[ProviderConfig], str | None]
 
     def notify(
         self,

@@ -18,7 +18,7 @@ from textual.widgets import Static
 
 from app.compare.stats import PaneStats, PaneTimes, pane_stats
 from app.compare.status import READY, header_segments, pane_status_segments
-from app.display.status_line import STATE
+from app.display.status_line import STATE, WARN
 from app.display.turn_watch import TurnWatch
 from app.store import StoredConversation
 from app.store.branches import AT_END
@@ -31,6 +31,7 @@ from app.ui.widgets.user_message import UserMessage
 from app.wire.conversation import Conversation
 from app.wire.events import Usage
 
+KEY_MISSING = "key missing"  # a blind pane's: the variable's name would say whose it is
 EARLIER_HIDDEN = "earlier rounds hidden until the vote"
 
 
@@ -233,6 +234,9 @@ class ComparePane(ChatPane):
             now,
             blind=self.letter is not None,
         )
+        missing = self.key_missing() if view is None else None
+        if missing is not None:  # not "ready": this pane would fail, sending nothing
+            segments = [(KEY_MISSING if self.letter is not None else missing, WARN), *segments[1:]]
         if self.running_tools:  # its tab says so too: the pane may be behind another tab
             segments = [(TOOL_CALL, STATE), *segments[1:]]
         if self.waiting_for:

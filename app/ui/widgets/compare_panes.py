@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -26,6 +27,7 @@ class PaneMaker:
     system: str | None = None
     keep_reasoning_open: bool = False
     tools: ToolsSource | None = None  # each pane runs its own tool calls, asks its own approvals
+    key_missing: Callable[[ProviderConfig], str | None] | None = None  # said before Enter
 
     def make(
         self,
@@ -46,6 +48,7 @@ class PaneMaker:
             keep_reasoning_open=self.keep_reasoning_open,
             history=history,
             tools=self.tools,
+            key_missing=self.key_missing,
         )
 
 
