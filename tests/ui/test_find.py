@@ -43,13 +43,10 @@ from tests.ui.compare_helpers import ask as ask_all
 from tests.ui.helpers import fake_config, make_app, screen_text, send, wait_drawn, wait_until
 from tests.ui.tool_helpers import (
     FINAL,
-    PROMPT,
-    ToolTextEditor,
+    answer_by_hand,
     calling,
     cards,
-    reach,
     tools_config,
-    wait_for,
     wait_idle,
 )
 
@@ -245,11 +242,7 @@ async def test_tool_arguments_and_a_long_results_hidden_end_are_found(
     app = make_app(tools_config(fake_provider), tmp_path)
     long = "\n".join(f"line {n}" for n in range(1, 40)) + "\nquito at the end"
     async with app.run_test(size=SIZE) as pilot:
-        await send(pilot, PROMPT)
-        editor = await wait_for(pilot, ToolTextEditor, "the result editor")
-        await reach(pilot, editor)
-        editor.insert(long)
-        await pilot.press("enter")
+        await answer_by_hand(pilot, long)
         await wait_idle(pilot)
         (card,) = cards(app)
         outcome = card.outcome

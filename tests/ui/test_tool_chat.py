@@ -28,6 +28,7 @@ from tests.ui.tool_helpers import (
     PROMPT,
     ProblemRow,
     ToolTextEditor,
+    answer_by_hand,
     calling,
     cards,
     reach,
@@ -153,11 +154,7 @@ async def test_the_loop_stops_at_the_round_limit(
     )
     app = make_app(tools_config(fake_provider, tool_rounds=2), tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await send(pilot, PROMPT)
-        editor = await wait_for(pilot, ToolTextEditor, "the result editor")
-        await reach(pilot, editor)
-        editor.insert(RESULT)
-        await pilot.press("enter")
+        await answer_by_hand(pilot, RESULT)
         await wait_until(pilot, lambda: len(cards(app)) == 2, 10, "the second round")
         await wait_idle(pilot)
         assert len(fake_provider.requests) == 2
@@ -178,11 +175,7 @@ async def test_esc_in_the_follow_up_stream_keeps_the_result_and_the_chat_goes_on
     )
     app = make_app(tools_config(fake_provider), tmp_path, history_file=tmp_path / "h.db")
     async with app.run_test(size=SIZE) as pilot:
-        await send(pilot, PROMPT)
-        editor = await wait_for(pilot, ToolTextEditor, "the result editor")
-        await reach(pilot, editor)
-        editor.insert(RESULT)
-        await pilot.press("enter")
+        await answer_by_hand(pilot, RESULT)
         await wait_until(pilot, lambda: len(fake_provider.requests) == 2, 10, "the follow-up")
         await wait_until(pilot, lambda: app.pane.turn and app.pane.turn.text, 10, "its text")
         await pilot.press("escape")
@@ -204,11 +197,7 @@ async def test_results_are_stored_with_their_calls_and_replayed_after_reopening(
     fake_provider.push(fake.stream(Api.CHAT, calling("get_weather")), fake.stream(Api.CHAT, FINAL))
     app = make_app(tools_config(fake_provider), tmp_path, history_file=tmp_path / "h.db")
     async with app.run_test(size=SIZE) as pilot:
-        await send(pilot, PROMPT)
-        editor = await wait_for(pilot, ToolTextEditor, "the result editor")
-        await reach(pilot, editor)
-        editor.insert(RESULT)
-        await pilot.press("enter")
+        await answer_by_hand(pilot, RESULT)
         await wait_idle(pilot)
         assert app.history.wait(5)
         conv_id = app.history.last_conversation_id()
@@ -306,11 +295,7 @@ async def test_a_result_is_literal_text_on_the_card(
     fake_provider.push(fake.stream(Api.CHAT, calling("get_weather")), fake.stream(Api.CHAT, FINAL))
     app = make_app(tools_config(fake_provider), tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await send(pilot, PROMPT)
-        editor = await wait_for(pilot, ToolTextEditor, "the result editor")
-        await reach(pilot, editor)
-        editor.insert("[bold red]hot[/] \x1b[31mred\x1b[0m")
-        await pilot.press("enter")
+        await answer_by_hand(pilot, "[bold red]hot[/] \x1b[31mred\x1b[0m")
         await wait_idle(pilot)
         (card,) = cards(app)
         assert "[bold red]hot[/]" in screen_text(app)
@@ -375,11 +360,7 @@ async def test_a_retry_after_a_failed_follow_up_asks_again_from_the_results(
     )
     app = make_app(tools_config(fake_provider), tmp_path)
     async with app.run_test(size=SIZE) as pilot:
-        await send(pilot, PROMPT)
-        editor = await wait_for(pilot, ToolTextEditor, "the result editor")
-        await reach(pilot, editor)
-        editor.insert(RESULT)
-        await pilot.press("enter")
+        await answer_by_hand(pilot, RESULT)
         await wait_until(pilot, lambda: len(fake_provider.requests) == 2, 10, "the follow-up")
         await wait_idle(pilot)
         assert "upstream fell over" in screen_text(app)
@@ -422,11 +403,7 @@ async def test_a_long_result_opens_and_closes_with_enter_once_shift_tab_reaches_
     app = make_app(tools_config(fake_provider), tmp_path)
     long = "\n".join(f"line {n}" for n in range(1, 21))
     async with app.run_test(size=SIZE) as pilot:
-        await send(pilot, PROMPT)
-        editor = await wait_for(pilot, ToolTextEditor, "the result editor")
-        await reach(pilot, editor)
-        editor.insert(long)
-        await pilot.press("enter")
+        await answer_by_hand(pilot, long)
         await wait_idle(pilot)
         (card,) = cards(app)
         outcome = card.outcome

@@ -19,7 +19,7 @@ from app.ui.widgets.tool_call import ToolCallCard
 from app.ui.widgets.tool_result_editor import ToolTextEditor
 from app.wire.engine import Api
 from tests.fakes.provider import FakeProvider
-from tests.ui.helpers import fake_config, wait_until
+from tests.ui.helpers import fake_config, send, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 PROMPT = "weather in Paris?"
@@ -79,6 +79,16 @@ async def reach(pilot: Pilot[Any], widget: Any) -> None:
     assert pilot.app.focused is widget
 
 
+async def answer_by_hand(pilot: Pilot[Any], result: str) -> None:
+    """Send PROMPT, and answer its tool call by typing `result` into the result editor, as a
+    user reaches it (shift+tab) and sends it (Enter)."""
+    await send(pilot, PROMPT)
+    editor = await wait_for(pilot, ToolTextEditor, "the result editor")
+    await reach(pilot, editor)
+    editor.insert(result)
+    await pilot.press("enter")
+
+
 async def wait_answered(pilot: Pilot[Any], card: ToolCallCard, timeout: float = 10.0) -> None:
     await wait_until(pilot, lambda: card.outcome.answered, timeout, "the card's result")
 
@@ -99,6 +109,7 @@ __all__ = [
     "ApprovalRow",
     "ProblemRow",
     "ToolTextEditor",
+    "answer_by_hand",
     "calling",
     "cards",
     "reach",
