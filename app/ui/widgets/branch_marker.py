@@ -112,6 +112,14 @@ async def mark_branches(transcript: Widget, messages: list[StoredMessage], pane:
 
 
 async def mark(transcript: Widget, widget: Widget, number: int, count: int) -> BranchMarker:
+    """The message's marker, made or brought up to date: one per message, though marking all
+    that are shown (`mark_branches`, as a chat opens) may overlap with marking the earlier part
+    just drawn (`mark_drawn`), each awaiting its mounts."""
+    marker = marker_of(transcript, widget)
+    if marker is not None:
+        marker.number, marker.count = number, count
+        marker.show_hint(marker.has_class("-selected"))
+        return marker
     marker = BranchMarker(widget, number, count)
     widget.add_class("-branched")
     await transcript.mount(marker, before=widget)
