@@ -67,16 +67,20 @@ class ExchangeCapture:
     def _ms(self) -> float:
         return round((time.monotonic() - self._start) * 1000, 1)
 
+    def ms_at(self, at: float) -> float:
+        """`at` (a `time.monotonic()` reading) on this capture's clock."""
+        return round((at - self._start) * 1000, 1)
+
     @property
     def read_ms(self) -> float:
         """When the read being decoded arrived (ms since the request was sent)."""
         return self._now
 
-    def response(self, status: int, headers: Mapping[str, str]) -> None:
+    def response(self, status: int, headers: Mapping[str, str], at_ms: float | None = None) -> None:
         exchange = self.exchange
         exchange.status = status
         exchange.headers = redact_headers(headers, self.secrets)
-        exchange.response_ms = self._ms()
+        exchange.response_ms = self._ms() if at_ms is None else at_ms
 
     def data(self, piece: bytes, at_ms: float | None = None) -> None:
         """A network read, before it is decoded (its frames then carry its time)."""

@@ -1,4 +1,5 @@
-"""The streaming client: one `httpx.AsyncClient` per provider, one turn per request.
+"""The streaming client: one `httpx.Client` per provider, one turn per request, each request
+run on a thread of its own (app/providers/threaded.py) and its reads decoded on the event loop.
 
 Every way a request can end is settled on the `Turn` (`stream` never raises, except to pass a
 cancellation on): a non-2xx answer, a network failure, a body cut short, a silent provider.
@@ -8,11 +9,10 @@ minutes without a token), so httpx's 5 s default read timeout would kill reasoni
 read timeout is instead the idle limit (150 s by default): httpx arms it per socket read, so
 any byte — a `: keepalive` comment included — resets it.
 
-Cancellation. Cancelling the task that awaits `stream` unwinds through `AsyncClient.stream`,
-whose exit closes the response; an unfinished HTTP/1.1 body means the connection itself is
-closed, so the provider sees the disconnect at once and stops generating. Nothing here wraps
-the request in `asyncio.wait_for` (that adds a second cancel, which can leak a pooled
-connection: encode/httpx#3782).
+Cancellation. Cancelling the task that awaits `stream` shuts the request's socket down at
+once (`Exchange.stop`), so the provider sees the disconnect and stops generating; the thread's
+read returns and it closes the response. Nothing here wraps the request in `asyncio.wait_for`
+(a second cancel, which leaked pooled connections with the async client: encode/httpx#3782).
 """
 
 from __future__ import annotations
@@ -45,10 +45,10 @@ from app.providers.errors import (
     stream_cut_reason,
     transport_error,
 )
-from app.providers.inflate import body_pieces
 from app.providers.params import ParamError, RequestParams, sent_params
 from app.providers.record import RecordedExchange, Recorder
 from app.providers.requests import ProviderRequest, build_request, endpoint_url, request_headers
+from app.providers.threaded import Exchange, ThreadedHttp
 from app.providers.timing import Timing
 from app.settings.catalogue import FINISH_REASON
 from app.settings.config import ProviderConfig
@@ -131,20 +131,20 @@ class ProviderClient:
         # SSL_CERT_FILE, a malformed HTTPS_PROXY) fails each turn with a clear message instead
         # of raising here, where the caller (a UI action) has no error handling of its own.
         self._broken: StreamError | None = None
-        self._http: httpx.AsyncClient | None = None
+        self._http: ThreadedHttp | None = None
         try:
             self._http = self._client(connect_timeout, idle_timeout)
         except Exception as exc:
             self._broken = StreamError("bad_config", scrub_cut(_setup_problem(exc), self.secrets))
 
-    def _client(self, connect_timeout: float, idle_timeout: float) -> httpx.AsyncClient:
+    def _client(self, connect_timeout: float, idle_timeout: float) -> ThreadedHttp:
         base_url = self._target.base_url
         try:
             host = httpx.URL(base_url).host if "://" in base_url else ""
         except (httpx.InvalidURL, ValueError, TypeError) as exc:
             raise _BadBaseUrl(str(exc)) from None
         local = host in _LOOPBACK
-        return httpx.AsyncClient(
+        client = httpx.Client(
             timeout=httpx.Timeout(
                 connect=connect_timeout, read=idle_timeout, write=60.0, pool=connect_timeout
             ),
@@ -154,6 +154,7 @@ class ProviderClient:
             trust_env=not local,
             verify=not (local and base_url.startswith("http://")),
         )
+        return ThreadedHttp(client)
 
     async def __aenter__(self) -> ProviderClient:
         return self
@@ -163,7 +164,7 @@ class ProviderClient:
 
     async def aclose(self) -> None:
         if self._http is not None:
-            await self._http.aclose()
+            self._http.close()
 
     async def stream(
         self,
@@ -276,7 +277,7 @@ class ProviderClient:
 
     async def _again_without_usage(
         self,
-        http: httpx.AsyncClient,
+        http: ThreadedHttp,
         run: _Run,
         conversation: Conversation,
         model: str | None,
@@ -357,7 +358,7 @@ class ProviderClient:
 
     async def _exchange(
         self,
-        http: httpx.AsyncClient,
+        http: ThreadedHttp,
         run: _Run,
         method: str,
         url: str,
@@ -366,15 +367,16 @@ class ProviderClient:
     ) -> None:
         in_body = False
         try:
-            async with http.stream(method, url, headers=headers, json=body) as response:
-                run.record_response(response)
+            async with http.stream(method, url, headers=headers, json=body) as exchange:
+                response = exchange.response
+                run.record_response(response, exchange.response_at)
                 if run.on_response is not None:
                     run.on_response(response.status_code, response.headers)
                 if not response.is_success:
-                    await self._read_error(run, response)
+                    await self._read_error(run, exchange)
                     return
                 in_body = True
-                await self._read_body(run, response)
+                await self._read_body(run, exchange)
         except httpx.HTTPError as exc:
             if not in_body:
                 timeout: float | None = self.idle_timeout
@@ -395,13 +397,14 @@ class ProviderClient:
             run.turn.end(reason=scrub_cut(reason, run.secrets))
             run.record_end("error", reason)
 
-    async def _read_error(self, run: _Run, response: httpx.Response) -> None:
+    async def _read_error(self, run: _Run, exchange: Exchange) -> None:
+        response = exchange.response
         body = bytearray()
         unreadable = _unreadable_encoding(response.headers.get("content-encoding", ""))
         try:
             if unreadable is None:  # else its bytes would read as noise
-                async for piece in body_pieces(response):
-                    run.record_data(piece)
+                async for piece, at in exchange.pieces():
+                    run.record_data(piece, at)
                     body += piece
                     if len(body) >= MAX_ERROR_BODY:
                         break
@@ -454,7 +457,8 @@ class ProviderClient:
             return False
         return any(word in query for word in ("key=", "token=", "auth"))
 
-    async def _read_body(self, run: _Run, response: httpx.Response) -> None:
+    async def _read_body(self, run: _Run, exchange: Exchange) -> None:
+        response = exchange.response
         unreadable = _unreadable_encoding(response.headers.get("content-encoding", ""))
         if unreadable is not None:
             run.fail(
@@ -466,8 +470,8 @@ class ProviderClient:
             return
         kind: _Body | None = None
         held = bytearray()  # a document, or the bytes read while deciding what the body is
-        async for piece in body_pieces(response):
-            run.record_data(piece)
+        async for piece, at in exchange.pieces():
+            run.record_data(piece, at)
             if kind is None:
                 held += piece
                 kind = _body_kind(piece, len(held))  # the new piece only: linear in the body
@@ -566,17 +570,20 @@ class _Run:
         """A new exchange (the retry) is recorded: its end is written too."""
         self._ended = False
 
-    def record_response(self, response: httpx.Response) -> None:
+    def record_response(self, response: httpx.Response, at: float) -> None:
+        """The response's status and headers, which arrived at `at` (`time.monotonic()`)."""
         if self.recorded is not None:
             self.recorded.response(response.status_code, response.headers)
         if self.capture is not None:
-            self.capture.response(response.status_code, response.headers)
+            capture = self.capture
+            capture.response(response.status_code, response.headers, capture.ms_at(at))
 
-    def record_data(self, piece: bytes) -> None:
+    def record_data(self, piece: bytes, at: float) -> None:
+        """A network read, which arrived at `at` (`time.monotonic()`)."""
         if self.recorded is not None:
             self.recorded.data(piece)
         if self.capture is not None:
-            self.capture.data(piece)
+            self.capture.data(piece, self.capture.ms_at(at))
 
     def record_end(self, outcome: str, detail: str = "") -> None:
         if self._ended:
@@ -780,16 +787,17 @@ def _environment_secrets() -> tuple[str, ...]:
 
 
 async def _get_capped(
-    http: httpx.AsyncClient, url: str, headers: dict[str, str], params: dict[str, str]
+    http: ThreadedHttp, url: str, headers: dict[str, str], params: dict[str, str]
 ) -> tuple[httpx.Response, bytes, str | None]:
     """GET, reading the body only to its bound: a model list to just past `MAX_MODEL_LIST`, an
     error to `MAX_ERROR_BODY`, a compression httpx cannot decode not at all (named instead)."""
-    async with http.stream("GET", url, headers=headers, params=params) as response:
+    async with http.stream("GET", url, headers=headers, params=params) as exchange:
+        response = exchange.response
         unreadable = _unreadable_encoding(response.headers.get("content-encoding", ""))
         body = bytearray()
         if unreadable is None:
             limit = MAX_MODEL_LIST if response.is_success else MAX_ERROR_BODY
-            async for piece in body_pieces(response):
+            async for piece, _ in exchange.pieces():
                 body += piece
                 if len(body) > limit:
                     break

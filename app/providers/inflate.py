@@ -10,7 +10,7 @@ httpx (or refused by the client, when httpx cannot decode it either).
 from __future__ import annotations
 
 import zlib
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 
 import httpx
 
@@ -98,19 +98,16 @@ class Inflater:
             yield from self._through(depth + 1, piece)
 
 
-async def body_pieces(response: httpx.Response) -> AsyncIterator[bytes]:
+def body_pieces(response: httpx.Response) -> Iterator[bytes]:
     """The body decoded, in pieces of at most `PIECE` bytes when this module inflates it."""
     codings = encodings(response.headers.get("content-encoding", ""))
     if not codings or not all(c in INFLATABLE or c == "identity" for c in codings):
-        async for piece in response.aiter_bytes():
-            yield piece
+        yield from response.iter_bytes()
         return
     inflater = Inflater(codings)
-    async for raw in response.aiter_raw():
-        for piece in inflater.feed(raw):
-            yield piece
-    for piece in inflater.flush():
-        yield piece
+    for raw in response.iter_raw():
+        yield from inflater.feed(raw)
+    yield from inflater.flush()
 
 
 __all__ = ["INFLATABLE", "PIECE", "Inflater", "body_pieces", "encodings"]

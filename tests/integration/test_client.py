@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import time
+from dataclasses import replace
 
 import pytest
 
@@ -334,6 +335,35 @@ async def test_cancel_stops_and_the_server_sees_the_disconnect(
     assert request.disconnected is not None
     assert request.finished is None
     assert request.disconnected - cancelled_at < 0.3
+
+
+@pytest.mark.parametrize("reused", [False, True], ids=["new connection", "pooled connection"])
+async def test_cancel_while_the_provider_has_not_answered_yet_closes_the_connection(
+    fake_provider: FakeProvider, reused: bool
+) -> None:
+    """The request waits for a status line that comes only after 5 s: cancelling it closes
+    the connection at once, on a connection made for it and on one kept from the turn before
+    (the client has not seen that one's socket in this request)."""
+    silent = replace(fake.stream(Api.CHAT), wait=5.0)
+    fake_provider.push(*((fake.stream(Api.CHAT),) if reused else ()), silent)
+    async with ProviderClient(fake_provider.provider(Api.CHAT), KEY) as client:
+        if reused:
+            first = await client.stream(ask(), Turn())
+            assert first.status is TurnStatus.COMPLETE
+        turn = Turn()
+        task = asyncio.create_task(client.stream(ask(), turn))
+        while len(fake_provider.requests) < (2 if reused else 1):
+            await asyncio.sleep(0.005)
+        await asyncio.sleep(0.1)
+        cancelled_at = time.monotonic()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        request = fake_provider.last_request()
+        assert await asyncio.to_thread(request.done.wait, 2.0)
+    assert turn.status is TurnStatus.STOPPED
+    assert request.disconnected is not None
+    assert request.disconnected - cancelled_at < 0.5
 
 
 async def test_one_client_serves_turns_one_after_another(fake_provider: FakeProvider) -> None:
