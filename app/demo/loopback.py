@@ -74,6 +74,7 @@ class SeenRequest:
     finished: float | None = None  # the reply was sent in full
     disconnected: float | None = None  # the client went away before the reply ended
     done: threading.Event = field(default_factory=threading.Event)
+    peer: int = 0  # the client's port: which connection the request came on
 
     @property
     def json(self) -> Any:
@@ -153,6 +154,7 @@ class _Handler(BaseHTTPRequestHandler):
             {k.lower(): v for k, v in self.headers.items()},
             self.rfile.read(length) if length else b"",
             time.monotonic(),
+            peer=self.client_address[1],
         )
         owner.requests.append(seen)
         try:

@@ -34,6 +34,7 @@ import httpx
 from app.providers.inflate import body_pieces
 
 READ_AHEAD = 4 * 1024 * 1024  # bytes the thread reads before the loop has taken them
+LINGER = 0.1  # seconds a body left before its end is read on, for its connection's sake
 # The steps a stopped request goes no further than: httpcore closes what it holds when one
 # raises (not so for its steps of closing, which must run to their end).
 _STOPPABLE = frozenset(
@@ -150,6 +151,13 @@ class Exchange:
         exc: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
+        if kind is None and not self._finished:
+            # Left at the stream's own end ([DONE], message_stop): HTTP's end of the body comes
+            # just after it, and read, it leaves the connection to the next request.
+            with contextlib.suppress(TimeoutError, httpx.HTTPError):
+                async with asyncio.timeout(LINGER):
+                    async for _ in self.pieces():
+                        pass
         self.stop()
 
     async def pieces(self) -> AsyncIterator[tuple[bytes, float]]:
@@ -215,6 +223,7 @@ class Exchange:
 
     def _run(self) -> None:
         method, url, headers, json, params = self._request
+        last: BaseException | None = None  # what ended the exchange, if not its body's end
         try:
             with self._http.client.stream(
                 method,
@@ -234,19 +243,20 @@ class Exchange:
                 self._hand_over(None, wake_only=True)
                 for piece in body_pieces(response):
                     if not self._hand_over((piece, time.monotonic())):
-                        return
-            self._hand_over(None)
+                        break
         except BaseException as exc:  # handed to the loop, raised there
-            if not self._ready.is_set():
-                self._failure = exc
-                self._ready.set()
-                self._hand_over(None, wake_only=True)
-            else:
-                self._hand_over(exc)
-        finally:
-            with self._lock:
-                self._finished = True
-                self._socket = None
+            last = exc
+        # Finished before the loop hears of it: a stop from then on leaves the connection,
+        # back in the pool when its body was read to the end, for the next request.
+        with self._lock:
+            self._finished = True
+            self._socket = None
+        if not self._ready.is_set():
+            self._failure = last
+            self._ready.set()
+            self._hand_over(None, wake_only=True)
+        else:
+            self._hand_over(last)
 
     def _trace(self, event: str, info: Mapping[str, Any]) -> None:
         """httpcore's trace of the request's steps: the sockets it connects, and a stop
@@ -297,4 +307,4 @@ def _shut(sock: socket.socket) -> None:
         socket.socket.shutdown(sock, socket.SHUT_RDWR)
 
 
-__all__ = ["READ_AHEAD", "Exchange", "ThreadedHttp"]
+__all__ = ["LINGER", "READ_AHEAD", "Exchange", "ThreadedHttp"]

@@ -381,6 +381,20 @@ async def test_one_client_serves_turns_one_after_another(fake_provider: FakeProv
     assert sent[2]["reasoning_content"] == "Thinking briefly."
 
 
+@APIS
+async def test_turns_one_after_another_keep_one_connection(
+    fake_provider: FakeProvider, api: Api
+) -> None:
+    """A body read to its end leaves its connection in the pool for the next turn: no new
+    connection (and, to a provider, no new TLS handshake) per turn."""
+    fake_provider.push(*(fake.stream(api) for _ in range(3)))
+    async with ProviderClient(fake_provider.provider(api), KEY) as client:
+        for _ in range(3):
+            turn = await client.stream(ask(), Turn())
+            assert turn.status is TurnStatus.COMPLETE
+    assert len({request.peer for request in fake_provider.requests}) == 1
+
+
 async def test_model_override(fake_provider: FakeProvider) -> None:
     fake_provider.push(fake.stream(Api.RESPONSES))
     async with ProviderClient(fake_provider.provider(Api.RESPONSES), None) as client:
