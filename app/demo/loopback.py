@@ -162,15 +162,17 @@ class _Handler(BaseHTTPRequestHandler):
                 reply = owner.route(seen)
             except Exception as exc:  # a broken script shows up as an answer, not a hang
                 reply = json_reply(500, {"error": {"message": f"route failed: {exc!r}"}})
-            self._play(reply, owner.stopping)
-            seen.finished = time.monotonic()
+            self._play(reply, owner.stopping, seen)
+            if seen.finished is None:
+                seen.finished = time.monotonic()
         except _Gone:
+            seen.finished = None
             seen.disconnected = time.monotonic()
             self.close_connection = True
         finally:
             seen.done.set()
 
-    def _play(self, reply: Reply, stopping: threading.Event) -> None:
+    def _play(self, reply: Reply, stopping: threading.Event, seen: SeenRequest) -> None:
         if reply.wait:
             self._pause(reply.wait, stopping)
         if reply.own_headers:
@@ -198,6 +200,9 @@ class _Handler(BaseHTTPRequestHandler):
                 self._cut(step.reset)
                 return
         if reply.chunked:
+            # Read before the last bytes go: once they have, the client may be on to its next
+            # request, and a reading taken after could fall behind that request's arrival.
+            seen.finished = time.monotonic()
             self._write(b"0\r\n\r\n")
 
     def _write(self, data: bytes) -> None:
