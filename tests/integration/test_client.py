@@ -314,6 +314,15 @@ async def test_an_event_stream_mislabelled_as_json_is_still_read(
     assert turn.text == "ok"
 
 
+async def cancel(task: asyncio.Task[Turn]) -> float:
+    """Cancel a streaming task and see it end cancelled; the time it was cancelled at."""
+    cancelled_at = time.monotonic()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    return cancelled_at
+
+
 @APIS
 async def test_cancel_stops_and_the_server_sees_the_disconnect(
     fake_provider: FakeProvider, api: Api
@@ -324,10 +333,7 @@ async def test_cancel_stops_and_the_server_sees_the_disconnect(
         task = asyncio.create_task(client.stream(ask(), turn))
         while len(turn.text_parts) < 3:
             await asyncio.sleep(0.005)
-        cancelled_at = time.monotonic()
-        task.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await task
+        cancelled_at = await cancel(task)
         request = fake_provider.last_request()
         assert request.done.wait(2.0)
     assert turn.status is TurnStatus.STOPPED
@@ -355,10 +361,7 @@ async def test_cancel_while_the_provider_has_not_answered_yet_closes_the_connect
         while len(fake_provider.requests) < (2 if reused else 1):
             await asyncio.sleep(0.005)
         await asyncio.sleep(0.1)
-        cancelled_at = time.monotonic()
-        task.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await task
+        cancelled_at = await cancel(task)
         request = fake_provider.last_request()
         assert await asyncio.to_thread(request.done.wait, 2.0)
     assert turn.status is TurnStatus.STOPPED
