@@ -28,6 +28,7 @@ from rich.theme import Theme
 from app.display.markdown_height import NO_JOINS, Joins
 
 if TYPE_CHECKING:
+    from app.display.code_lexing import LexMemory, ResumedLex
     from app.display.rich_markdown import CodeRows
 
 
@@ -58,6 +59,16 @@ class Painted:
     # Drawn with inline marks closed that the source leaves open (a streaming answer's end,
     # app/display/open_marks.py): not how the same source is drawn once it has settled.
     closed: bool = False
+    # Code blocks lexed from a line near their end (app/display/code_lexing.py): drawn as the
+    # settled source is only if lexing each whole gives the same tokens.
+    resumed: tuple[ResumedLex, ...] = ()
+
+    @property
+    def interim(self) -> bool:
+        """Drawn as only a streaming answer's end is, not as the same source once it has
+        settled: a mark closed for it, or a code block whose resumed lex was not exact
+        (checked here, once per block: one lex of the block, not a render of the segment)."""
+        return self.closed or not all(lexed.exact() for lexed in self.resumed)
 
 
 def _markdown_styles(colors: Mapping[str, str], dark: bool) -> dict[str, str]:
@@ -120,6 +131,7 @@ class MarkdownPainter:
     look: MarkdownLook
     _console: Console = field(init=False, repr=False)
     _code_rows: CodeRows | None = field(default=None, init=False, repr=False)  # drawn code lines
+    _code_lexes: LexMemory | None = field(default=None, init=False, repr=False)  # code lexed
 
     def __post_init__(self) -> None:
         self._console = Console(
@@ -138,8 +150,12 @@ class MarkdownPainter:
         tables and lists it shares with the segments around it are drawn."""
         return self.paint(source, width, joins).lines
 
-    def paint(self, source: str, width: int, joins: Joins = NO_JOINS) -> Painted:
-        """`lines`, with the code rows among them and their lines at full width."""
+    def paint(
+        self, source: str, width: int, joins: Joins = NO_JOINS, *, live: bool = False
+    ) -> Painted:
+        """`lines`, with the code rows among them and their lines at full width. `live`: the
+        end of a streaming answer, drawn again as it grows, whose open code block may be lexed
+        from near its end (`Painted.resumed`)."""
         if not source.strip():
             return Painted([])
         # Rich's Markdown (with markdown-it and Pygments) loads with the first answer, not at
@@ -149,17 +165,25 @@ class MarkdownPainter:
         options = self._console.options.update(width=max(1, width))
         try:
             if self._code_rows is None:
+                from app.display.code_lexing import LexMemory
                 from app.display.rich_markdown import CodeRows
 
                 self._code_rows = CodeRows()
+                self._code_lexes = LexMemory()
             markdown = AnswerMarkdown(
-                source, joins=joins, code_theme=self.look.code_theme, code_rows=self._code_rows
+                source,
+                joins=joins,
+                code_theme=self.look.code_theme,
+                code_rows=self._code_rows,
+                code_lexes=self._code_lexes if live else None,
             )
             lines = self._console.render_lines(markdown, options, pad=False, new_lines=False)
         except Exception:  # Rich trips on some input (a stray `</kbd>`): show it as plain text
             lines = self._console.render_lines(Text(source), options, pad=False, new_lines=False)
             return Painted(tidy(lines))
-        return _code_rows(tidy(lines), markdown.code_lines, markdown.code_blocks)
+        painted = _code_rows(tidy(lines), markdown.code_lines, markdown.code_blocks)
+        painted.resumed = tuple(markdown.resumed)
+        return painted
 
 
 def _code_rows(

@@ -36,6 +36,7 @@ from rich.syntax import Syntax
 from rich.table import Table
 from rich.text import Text
 
+from app.display.code_lexing import LexMemory, ResumedLex
 from app.display.markdown_height import (
     CODE_PAD,
     CODE_TAB_SIZE,
@@ -174,8 +175,11 @@ class ScrollingCode(CodeBlock):
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         code = str(self.text).rstrip()
+        lexer = code_lexer(self.lexer_name)
+        lexes = None if self.markdown is None else self.markdown.code_lexes
+        resuming = None if lexes is None else lexes.lexer(lexer)
         syntax = Syntax(
-            code, code_lexer(self.lexer_name), theme=self.theme, word_wrap=False, padding=CODE_PAD
+            code, resuming or lexer, theme=self.theme, word_wrap=False, padding=CODE_PAD
         )
         width = options.max_width
         natural = max(cell_len(line) for line in code.expandtabs(CODE_TAB_SIZE).split("\n"))
@@ -195,6 +199,8 @@ class ScrollingCode(CodeBlock):
                 shown = list(Segment.apply_style(shown, post_style=Style(meta={CODE_TAG: key})))
             yield from shown
             yield Segment.line()
+        if resuming is not None and resuming.resumed is not None and self.markdown is not None:
+            self.markdown.resumed.append(resuming.resumed)
 
 
 class _HighlightedLine(Syntax):
@@ -291,8 +297,12 @@ class AnswerMarkdown(Markdown):
         joins: Joins = NO_JOINS,
         code_theme: str,
         code_rows: CodeRows | None = None,
+        code_lexes: LexMemory | None = None,
     ) -> None:
-        """`code_rows`: where its code blocks' drawn lines are kept between renders."""
+        """`code_rows`: where its code blocks' drawn lines are kept between renders;
+        `code_lexes`: where their lexes are, to lex a block that goes on from one lexed
+        before from near its end (interim: app/display/code_lexing.py), or None to lex each
+        block whole."""
         # Rich's own __init__ builds a new markdown-it parser for every document: 10% of the
         # render of a live segment, which is rendered again on every frame. The parser keeps
         # no state between documents, so one serves them all; the attributes are Rich's
@@ -307,6 +317,8 @@ class AnswerMarkdown(Markdown):
         self.inline_code_theme = code_theme
         self.joins = joins
         self.code_rows = code_rows
+        self.code_lexes = code_lexes
+        self.resumed: list[ResumedLex] = []  # code blocks lexed from a line, not their start
         self._tables, self._lists = top_level_counts(self.parsed)
         self._seen_tables = self._seen_lists = 0
         self._seen_code = 0

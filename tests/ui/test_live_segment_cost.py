@@ -45,9 +45,11 @@ def paints(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     sources: list[str] = []
     paint = MarkdownPainter.paint
 
-    def counting(self: MarkdownPainter, source: str, width: int, joins: Joins = NO_JOINS) -> Any:
+    def counting(
+        self: MarkdownPainter, source: str, width: int, joins: Joins = NO_JOINS, **live: bool
+    ) -> Any:
         sources.append(source)
-        return paint(self, source, width, joins)
+        return paint(self, source, width, joins, **live)
 
     monkeypatch.setattr(MarkdownPainter, "paint", counting)
     return sources
@@ -205,7 +207,7 @@ def test_a_live_segment_drawn_with_no_mark_closed_is_drawn_as_it_settles(
             fence="",
             ends_in_fence=False,
         )
-        if mine.closed:
+        if mine.interim:
             closed += 1
             continue
         kept += 1
@@ -296,3 +298,40 @@ async def test_a_segment_cut_inside_its_code_block_drops_its_padding_line_unrend
         assert {y: r.full for y, r in widget._code.items()} == {
             y: r.full for y, r in fresh.code.items()
         }
+
+
+async def test_a_segment_whose_code_was_lexed_from_a_line_renders_again_only_if_not_exact(
+    paints: list[str],
+) -> None:
+    """The live code block is lexed from near its end (app/display/code_lexing.py). Python
+    lexed so is exact, and the settling segment keeps its lines; Java's `/** */`, closed after
+    lines lexed as code, is not, and the segment renders again, drawn as the whole lex draws it."""
+    for language, body, kept in (
+        ("python", "".join(f"value_{i} = compute({i})\n" for i in range(8)), True),
+        ("java", "int a = 1;\n/** Doc\n * more\n * more\n * more\n */\n", False),
+    ):
+        app = OneSegment()
+        async with app.run_test(size=(80, 40)) as pilot:
+            widget = app.query_one(StreamedMarkdown)
+            widget.streaming = True
+            widget.append(f"Some words first.\n\n```{language}\n")
+            await pilot.pause()
+            for line in body.splitlines(keepends=True):
+                widget.append(line)
+                await pilot.pause()
+            assert widget._lines_resumed, language  # lexed from a line
+            paints.clear()
+            widget.ends_in_fence = True
+            widget.streaming = False
+            await pilot.pause()
+            assert (paints == []) is kept, language
+            width = widget.content_size.width
+            fresh = segment_painted(
+                MarkdownPainter(LOOK),
+                widget.source,
+                width,
+                continued=False,
+                fence="",
+                ends_in_fence=True,
+            )
+            assert drawn([list(line) for line in widget.lines_at(width)]) == drawn(fresh.lines)

@@ -367,9 +367,11 @@ async def lines_rendered(
     rendered: list[int] = []
     paint = MarkdownPainter.paint  # what the segments render through
 
-    def counting(self: MarkdownPainter, source: str, width: int, joins: Joins = NO_JOINS) -> Any:
+    def counting(
+        self: MarkdownPainter, source: str, width: int, joins: Joins = NO_JOINS, **live: bool
+    ) -> Any:
         rendered.append(source.count("\n") + 1)
-        return paint(self, source, width, joins)
+        return paint(self, source, width, joins, **live)
 
     monkeypatch.setattr(MarkdownPainter, "paint", counting)
     chunks = tuple(text[i : i + 64] for i in range(0, len(text), 64))
@@ -420,10 +422,10 @@ async def test_the_lines_rendered_grow_linearly_with_a_table_or_list(
         lines = MarkdownPainter.paint  # what the segments render through
 
         def counting(
-            self: MarkdownPainter, source: str, width: int, joins: Joins = NO_JOINS
+            self: MarkdownPainter, source: str, width: int, joins: Joins = NO_JOINS, **live: bool
         ) -> Any:
             rendered.append(source.count("\n") + 1)
-            return lines(self, source, width, joins)
+            return lines(self, source, width, joins, **live)
 
         monkeypatch.setattr(MarkdownPainter, "paint", counting)
         text = big_text(kind, rows)

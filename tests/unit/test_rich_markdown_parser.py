@@ -17,7 +17,7 @@ def test_the_same_attributes_as_rich_sets() -> None:
     theirs = Markdown(SOURCE, code_theme="monokai", hyperlinks=False)
     ours = AnswerMarkdown(SOURCE, code_theme="monokai")
     own = {"joins", "code_rows", "_tables", "_lists", "_seen_tables", "_seen_lists", "_seen_code"}
-    own.add("code_lines")
+    own |= {"code_lines", "code_lexes", "resumed"}
     assert set(vars(ours)) - own == set(vars(theirs))
     for name, value in vars(theirs).items():
         if name != "parsed":

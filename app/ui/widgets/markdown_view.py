@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.cells import cell_len
 from rich.segment import Segment
@@ -31,6 +31,9 @@ from app.display.markdown_height import CODE_PAD, NO_JOINS, Joins, estimate_rows
 from app.display.markdown_render import CodeRow, MarkdownLook, MarkdownPainter, Painted
 from app.display.open_marks import close_open_marks
 from app.display.segments import Carry, settled_end
+
+if TYPE_CHECKING:  # Pygments loads with the first answer painted, not at start-up
+    from app.display.code_lexing import ResumedLex
 
 
 def theme_colors(app: App[object]) -> dict[str, str]:
@@ -121,10 +124,11 @@ def segment_painted(
     and its own last code block without the bottom one when the next segment carries it on.
     A table or list it continues (`carry`) goes on without a gap, drawn as `joins` says.
     `streaming`: the live end of an answer, drawn with the marks it leaves open closed
-    (app/display/open_marks.py). Code rows are numbered as in the lines returned."""
+    (app/display/open_marks.py) and its open code block lexed from near its end
+    (app/display/code_lexing.py). Code rows are numbered as in the lines returned."""
     text = carried(source, fence, carry)
     drawn = close_open_marks(text) if streaming else text
-    painted = painter.paint(drawn, width, joins)
+    painted = painter.paint(drawn, width, joins, live=streaming)
     lines, code = painted.lines, painted.code
     shift = 0
     if fence and lines:
@@ -136,7 +140,7 @@ def segment_painted(
         lines.insert(0, [])
         shift = 1
     rows = {y + shift: row for y, row in code.items() if 0 <= y + shift < len(lines)}
-    return Painted(lines, rows, painted.blocks, closed=drawn != text)
+    return Painted(lines, rows, painted.blocks, closed=drawn != text, resumed=painted.resumed)
 
 
 def segment_rows(
@@ -201,7 +205,13 @@ def joined(head: Painted, tail: Painted) -> Painted:
     shift = len(head.lines)
     for y, row in tail.code.items():
         code[y + shift] = replace(row, block=row.block + head.blocks)
-    return Painted(lines, code, head.blocks + tail.blocks, closed=head.closed or tail.closed)
+    return Painted(
+        lines,
+        code,
+        head.blocks + tail.blocks,
+        closed=head.closed or tail.closed,
+        resumed=head.resumed + tail.resumed,
+    )
 
 
 CODE_SCROLL_STEP = 4  # columns a wheel step moves code across
@@ -308,6 +318,7 @@ class StreamedMarkdown(Widget):
         self._style: Style | None = None  # the widget's own style, until the styles change
         self._lines_width = -1  # width the lines were rendered at; -1: render again
         self._lines_closed = False  # the lines close marks the source leaves open
+        self._lines_resumed: tuple[ResumedLex, ...] = ()  # their code lexed from a line
         # While streaming: the settled blocks' source, width and look, and their lines.
         self._settled: tuple[str, int, MarkdownLook, Painted] | None = None
         self._find: FindMarks | None = None
@@ -325,6 +336,7 @@ class StreamedMarkdown(Widget):
         self._painted.clear()
         self._settled = None
         self._lines_width = -1
+        self._lines_resumed = ()
         self._spans = None
         self._styles_cache.clear()
 
@@ -377,23 +389,26 @@ class StreamedMarkdown(Widget):
         if value != self._streaming:
             self._streaming = value
             self._settled = None
-            if not value and self._drawn_as_settled():
-                return
-            self._render_again()
+            kept = not value and self._drawn_as_settled()
+            self._lines_resumed = ()  # checked: what they hold is the block's text and tokens
+            if not kept:
+                self._render_again()
 
     def _drawn_as_settled(self) -> bool:
         """Whether the lines drawn while the segment streamed are already how it is drawn
         settled: drawn from its whole source, at the width and joins it is laid out with,
-        with no mark closed for it. Its blocks before `settled_end` and after it are drawn
-        exactly as the whole would be (`render_segment`), so a segment that settles keeps
-        its lines rather than rendering them again (a render of a whole segment, for each
-        segment of a long answer, at the next layout)."""
+        with no mark closed for it and no code block lexed from a line of it (`interim`).
+        Its blocks before `settled_end` and after it are drawn exactly as the whole would be
+        (`render_segment`), so a segment that settles keeps its lines rather than rendering
+        them again (a render of a whole segment, for each segment of a long answer, at the
+        next layout)."""
         width = self._lines_width
         return (
             width > 0
-            and not self._lines_closed
             and width == self.content_size.width
             and self._lines_joins == self.joins_at(width)
+            and not self._lines_closed
+            and all(lexed.exact() for lexed in self._lines_resumed)
         )
 
     @property
@@ -435,6 +450,7 @@ class StreamedMarkdown(Widget):
             painted = render_segment(self, width, joins)
             self._lines = [Strip(line) for line in painted.lines]
             self._lines_closed = painted.closed
+            self._lines_resumed = painted.resumed
             self._lines_serial += 1
             self._code = painted.code
             self._painted.clear()
