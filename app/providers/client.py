@@ -118,8 +118,13 @@ class ProviderClient:
         connect_timeout: float = 10.0,
         recorder: Recorder | None = None,
         keep_stream: int = KEEP_BYTES,
+        take_every: float = 0.0,
     ) -> None:
+        """`take_every`: seconds at least between two takes of the reads of an answer's body
+        (`Exchange.pieces`): an app that draws a few frames a second need not be woken for
+        every read, one per token; 0 takes each read as it comes (`ask` prints it at once)."""
         self.provider = provider
+        self.take_every = take_every
         self.keep_stream = keep_stream  # bytes of each answer's body its captured exchange keeps
         self.idle_timeout = idle_timeout
         self.connect_timeout = connect_timeout
@@ -470,7 +475,7 @@ class ProviderClient:
             return
         kind: _Body | None = None
         held = bytearray()  # a document, or the bytes read while deciding what the body is
-        async for piece, at in exchange.pieces():
+        async for piece, at in exchange.pieces(every=self.take_every):
             run.record_data(piece, at)
             if kind is None:
                 held += piece
@@ -573,7 +578,7 @@ class _Run:
     def record_response(self, response: httpx.Response, at: float) -> None:
         """The response's status and headers, which arrived at `at` (`time.monotonic()`)."""
         if self.recorded is not None:
-            self.recorded.response(response.status_code, response.headers)
+            self.recorded.response(response.status_code, response.headers, at)
         if self.capture is not None:
             capture = self.capture
             capture.response(response.status_code, response.headers, capture.ms_at(at))
@@ -581,7 +586,7 @@ class _Run:
     def record_data(self, piece: bytes, at: float) -> None:
         """A network read, which arrived at `at` (`time.monotonic()`)."""
         if self.recorded is not None:
-            self.recorded.data(piece)
+            self.recorded.data(piece, at)
         if self.capture is not None:
             self.capture.data(piece, self.capture.ms_at(at))
 

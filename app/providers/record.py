@@ -159,23 +159,25 @@ class RecordedExchange:
         # Fragments too: a key echoed split over two events leaves no whole copy in the bytes.
         self._bytes = Redactor(byte_forms(secrets), REDACTED.encode(), fragments=FRAGMENT)
 
-    def response(self, status: int, headers: Mapping[str, str]) -> None:
+    def response(self, status: int, headers: Mapping[str, str], at: float | None = None) -> None:
+        """`at`: the `time.monotonic()` it arrived at (on the HTTP thread), else now."""
         self.write(
             {
                 "type": "response",
-                "t": self._elapsed(),
+                "t": self._elapsed(at),
                 "status": status,
                 "headers": redact_headers(headers, self.secrets),
             }
         )
 
-    def data(self, piece: bytes) -> None:
+    def data(self, piece: bytes, at: float | None = None) -> None:
+        """A read, which arrived at `at` (`time.monotonic()`, on the HTTP thread), else now."""
         piece = self._bytes.feed(piece)
         if piece:
-            self._data_line(piece)
+            self._data_line(piece, at)
 
-    def _data_line(self, piece: bytes) -> None:
-        line: dict[str, Any] = {"type": "data", "t": self._elapsed()}
+    def _data_line(self, piece: bytes, at: float | None = None) -> None:
+        line: dict[str, Any] = {"type": "data", "t": self._elapsed(at)}
         try:
             line["text"] = piece.decode("utf-8")
         except UnicodeDecodeError:
@@ -194,8 +196,8 @@ class RecordedExchange:
             text = text.replace(secret, REDACTED)
         self.recorder.write_line(text)
 
-    def _elapsed(self) -> float:
-        return round(time.monotonic() - self._start, 4)
+    def _elapsed(self, at: float | None = None) -> float:
+        return round((time.monotonic() if at is None else at) - self._start, 4)
 
 
 def exchange_lines(exchange: CapturedExchange, number: int = 1) -> list[str]:

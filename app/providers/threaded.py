@@ -160,9 +160,12 @@ class Exchange:
                         pass
         self.stop()
 
-    async def pieces(self) -> AsyncIterator[tuple[bytes, float]]:
+    async def pieces(self, *, every: float = 0.0) -> AsyncIterator[tuple[bytes, float]]:
         """The body, decoded, as the thread read it: each piece with the `time.monotonic()`
-        it arrived at. A failure to read raises here, as httpx raised it."""
+        it arrived at. A failure to read raises here, as httpx raised it. `every`: seconds at
+        least from one take of the pieces read to the next; the loop is not woken for the
+        reads in between (a piece that arrives after a quiet spell is taken at once)."""
+        loop = asyncio.get_running_loop()
         while True:
             with self._lock:
                 items = list(self._items)
@@ -172,12 +175,16 @@ class Exchange:
             if not items:
                 await self._wait(for_response=False)
                 continue
+            taken = loop.time()
             for item in items:
                 if item is None:
                     return
                 if isinstance(item, BaseException):
                     raise item
                 yield item
+            rest = taken + every - loop.time()
+            if rest > 0:
+                await asyncio.sleep(rest)
 
     def stop(self) -> None:
         """End the exchange: a response not read to its end has its connection closed."""

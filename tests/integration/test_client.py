@@ -111,6 +111,35 @@ async def test_slow_drip_gives_the_same_turn(fake_provider: FakeProvider, api: A
 
 
 @APIS
+async def test_reads_taken_every_so_often_wake_the_loop_seldom_and_keep_their_times(
+    fake_provider: FakeProvider, api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`take_every` (the app's is 1/30 s): 40 text deltas 10 ms apart are taken in a few
+    batches, the loop woken for few of them, the answer whole; and each read keeps the time
+    the thread read it at, so the capture still spreads them over the stream's 0.4 s."""
+    from app.providers.threaded import Exchange
+
+    wakes: list[int] = []
+    wake = Exchange._wake
+
+    def counting(self: Exchange) -> None:
+        wakes.append(1)
+        wake(self)
+
+    monkeypatch.setattr(Exchange, "_wake", counting)
+    words = tuple(f"w{i} " for i in range(40))
+    fake_provider.push(fake.stream(api, Answer(text=words), delay=0.01))
+    async with ProviderClient(fake_provider.provider(api), KEY, take_every=0.2) as client:
+        turn = await client.stream(ask(), Turn())
+    assert turn.status is TurnStatus.COMPLETE
+    assert turn.text == "".join(words)
+    assert len(wakes) <= 6  # the response, then a take every 0.2 s over 0.4 s and more
+    assert turn.exchange is not None
+    times = [read.at_ms for read in turn.exchange.reads]
+    assert max(times) - min(times) >= 300  # 40 pauses of 10 ms, as the thread saw them
+
+
+@APIS
 async def test_scripted_pieces_split_anywhere(fake_provider: FakeProvider, api: Api) -> None:
     body = b"".join(frames(api, Answer(text=("é", "✓", "\u2028x"))))
     cut = [0, 3, 50, 51, len(body) // 2, len(body) - 2, len(body)]

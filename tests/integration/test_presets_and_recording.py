@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 from dataclasses import replace
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -145,3 +146,24 @@ async def test_recording_marks_a_cancelled_exchange_stopped(
     assert exchange.outcome == "stopped"
     assert exchange.request["headers"]["x-api-key"] == "[redacted]"
     assert turn.status is TurnStatus.STOPPED
+
+
+async def test_recorded_reads_keep_the_time_they_arrived_at(
+    fake_provider: FakeProvider, tmp_path: Path
+) -> None:
+    """Reads taken by the loop in batches (`take_every`) are recorded at the time the HTTP
+    thread read them, so a replay paces them as the provider sent them."""
+    words = tuple(f"w{i} " for i in range(30))
+    fake_provider.push(fake.stream(Api.CHAT, Answer(text=words), delay=0.01))
+    path = tmp_path / "paced.jsonl"
+    recorder = Recorder(path)
+    async with ProviderClient(
+        fake_provider.provider(Api.CHAT), KEY, recorder=recorder, take_every=0.25
+    ) as client:
+        turn = await client.stream(ask(), Turn())
+    recorder.close()
+    assert turn.status is TurnStatus.COMPLETE
+    (exchange,) = read_recording(path)
+    times = [at for at, _ in exchange.pieces]
+    gaps = sorted(b - a for a, b in itertools.pairwise(times))
+    assert gaps[len(gaps) // 2] >= 0.005  # 10 ms apart, as sent; not 0, as taken in a batch
