@@ -16,6 +16,11 @@ a growing text is whole, and a segment that settles with a block lexed from a li
 against the whole lex (`ResumedLex.exact`) and renders again if it differs
 (app/ui/widgets/markdown_view.py). Marks are kept only at the root state, which keeps lexes
 exact in practice: a string or comment open over lines is lexed again from its first line.
+It also means a language whose lines seldom start at the root state (JavaScript pushes a
+state at most line ends) is mostly lexed whole.
+
+The loop reads the lexer's compiled rules (`RegexLexer._tokens`), which Pygments does not
+offer outside its own loop; the test above fails if they change shape.
 """
 
 from __future__ import annotations
@@ -37,7 +42,7 @@ def resumable(lexer: Lexer) -> bool:
     """Whether `lexer` is Pygments' plain loop over states (Python, JavaScript, Rust, Go,
     Bash, SQL, HTML...), with no filter and no preprocessing of its own to repeat. Lexers
     that post-process tokens (C, C++, YAML, Ruby) or are not regex-driven (JSON) are lexed
-    whole, as before."""
+    whole."""
     kind = type(lexer)
     return (
         isinstance(lexer, RegexLexer)
