@@ -3,6 +3,8 @@ would end up, without re-timing it."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from textual.app import App, ComposeResult
 
 from app.display.turn_watch import TurnWatch
@@ -58,3 +60,48 @@ async def test_a_settled_turn_is_drawn_at_once_with_its_saved_timings() -> None:
         assert "Think [b]first[/b]." in screen  # the collapsed pane's tail, literal
         assert "✖ failed — Overloaded (overloaded_error)" in screen
     assert (watch.first_token_at, watch.last_token_at, watch.ended_at) == (0.5, 2.0, 2.0)
+
+
+class HostsTurns(App[None]):
+    def compose(self) -> ComposeResult:
+        yield from ()
+
+
+async def test_a_view_flushed_before_it_is_mounted_waits_and_keeps_its_text() -> None:
+    # The tool loop mounts a round's view without waiting for it, and the render clock can
+    # reach it first (the whole answer already in): drawn then, the text had nowhere to go.
+    turn = Turn()
+    turn.apply_all([TextDelta("It is 21 °C.")])
+    turn.end()
+    view = AssistantTurn(turn, TurnWatch(started=0.0), keep_reasoning_open=False)
+    app = HostsTurns()
+    async with app.run_test(size=(90, 30)) as pilot:
+        app.screen.mount(view)  # not awaited, as ChatPane.start_round does
+        assert not await view.flush(0.1)
+        assert not view.drawn
+        await pilot.pause()
+        assert await view.flush(0.2)
+        await pilot.pause()
+        assert view.answer.source == "It is 21 °C."
+        assert "It is 21 °C." in screen_text(app)
+
+
+async def test_calls_that_arrive_while_a_card_mounts_are_drawn_on_the_next_tick() -> None:
+    turn = Turn()
+    turn.apply_all([ToolCallStart(0, "call_1", "lookup")])
+    view = AssistantTurn(turn, TurnWatch(started=0.0), keep_reasoning_open=False)
+    app = HostsTurns()
+    async with app.run_test(size=(90, 30)) as pilot:
+        await app.screen.mount(view)
+        original = view._calls.mount
+
+        async def mount_while_a_call_arrives(*widgets: Any) -> Any:
+            if len(turn.calls) == 1:
+                turn.apply_all([ToolCallStart(1, "call_2", "lookup")])
+            return await original(*widgets)
+
+        view._calls.mount = mount_while_a_call_arrives  # type: ignore[method-assign]
+        await view.flush(0.1)
+        await view.flush(0.2)
+        await pilot.pause()
+        assert sorted(view.cards) == [0, 1]

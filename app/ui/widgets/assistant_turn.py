@@ -118,6 +118,8 @@ class AssistantTurn(Vertical):
     async def flush(self, now: float) -> bool:
         """Draw what arrived since the last tick. True once the turn is over and fully drawn."""
         self.turn_watch.observe(self.turn, now)
+        if not self.is_mounted:  # a tool round's view is mounted unawaited: no children yet
+            return False
         return await self._draw(now)
 
     async def show_settled(self) -> None:
@@ -181,7 +183,7 @@ class AssistantTurn(Vertical):
             await self.answer.append(text, final=final)
 
     async def _flush_calls(self) -> None:
-        for index, call in self.turn.calls.items():
+        for index, call in list(self.turn.calls.items()):  # more may come while one mounts
             card = self.cards.get(index)
             if card is None:
                 card = self.cards[index] = ToolCallCard(call)
