@@ -93,7 +93,7 @@ class BatchTable:
             return cell.status if self.repeat == 1 else f"{cell.status} {cell.done}/{self.repeat}"
         complete = cell.status == "complete"
         mark = _MARKS.get(cell.status, "?")
-        ttft = "–" if cell.ttft_ms is None else f"{cell.ttft_ms / 1000:.2f}s"
+        ttft = "–" if cell.ttft_ms is None else f"{cell.ttft_ms} ms"  # as the panes say it
         parts = [f"{mark} {ttft}" if complete else f"{mark} {cell.status} · {ttft}"]
         parts.append("– tok/s" if cell.tok_s is None else f"{cell.tok_s:.0f} tok/s")
         # A count is final only once the answer completed (Messages says 1 at its start).

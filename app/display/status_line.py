@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from app.display.sanitize import clean_line
-from app.display.speed import estimate_tokens, format_seconds, tokens_per_second
+from app.display.speed import estimate_tokens, format_ms, format_seconds, tokens_per_second
 from app.display.turn_watch import STREAMING, WAITING, TurnWatch
 from app.wire.turn_status import TurnStatus
 
@@ -117,7 +117,7 @@ def status_segments(info: StatusInput) -> list[Segment]:
     elif word == WAITING:
         parts.append((format_seconds(max(0.0, info.now - watch.started)), DIM))
     ttft = info.ttft if info.ttft is not None else watch.ttft()
-    parts.append((f"TTFT {format_seconds(ttft)}" if ttft is not None else "TTFT –", DIM))
+    parts.append((f"TTFT {format_ms(ttft)}" if ttft is not None else "TTFT –", DIM))
     complete = turn.status is TurnStatus.COMPLETE
     output = turn.usage.output_tokens if turn.usage is not None and complete else None
     rate = tokens_per_second(output, watch.chars, watch.first_token_at, watch.last_token_at)

@@ -83,7 +83,7 @@ def test_status_segments_for_a_complete_and_a_failed_turn() -> None:
     turn.end()
     watch.observe(turn, 12.5)
     texts = [text for text, _ in status_segments(StatusInput("p", "m", turn, watch, 12.5))]
-    assert texts == ["p", "m", "complete", "TTFT 0.50s", "50.0 tok/s", "in 12 out 100 cached 3",
+    assert texts == ["p", "m", "complete", "TTFT 500 ms", "50.0 tok/s", "in 12 out 100 cached 3",
                      "cache 25%", "finish stop"]  # fmt: skip
     failed = Turn()
     failed.apply(StreamError("overloaded_error", "Overloaded \x1b[2J"))

@@ -36,7 +36,7 @@ async def test_the_status_bar_is_one_line_at_80_columns_and_whole_when_wider(
         bar = app.pane.status_bar
         assert bar.size.height == 1
         assert bar.plain == (
-            "acme · acme-large · complete · TTFT 0.50s · 165 tok/s · in 1100 out 165"
+            "acme · acme-large · complete · TTFT 500 ms · 165 tok/s · in 1100 out 165"
         )
         assert len(bar.plain) <= bar.size.width == 78  # inside the bar's padding
         await pilot.resize_terminal(140, 24)

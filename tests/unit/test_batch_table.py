@@ -35,7 +35,7 @@ def test_news_fill_a_cell_and_repeats_count_until_the_last() -> None:
     shown.finished(0, 0, TurnStatus.COMPLETE, **figures)
     assert shown.cell_text(row, 0) == f"{ASKING} 1/2"  # its second answer still to come
     shown.finished(0, 0, TurnStatus.COMPLETE, **figures)
-    assert shown.cell_text(row, 0) == "✓ 0.42s · 62 tok/s · 388 tok · $0.0041"
+    assert shown.cell_text(row, 0) == "✓ 420 ms · 62 tok/s · 388 tok · $0.0041"
     assert shown.counts() == (2, 4)
     assert not row.finished
     shown.finished(0, 1, TurnStatus.FAILED, ttft_ms=None, tok_s=None, tokens=1, cost=None)
@@ -55,7 +55,7 @@ def test_a_blind_row_shows_nothing_per_provider_until_voted() -> None:
     assert shown.vote_text(row) == "vote ⏎"
     row.voted = True
     assert shown.vote_text(row) == "voted"
-    assert shown.cell_text(row, 0) == "✓ 0.30s · 50 tok/s · 20 tok"
+    assert shown.cell_text(row, 0) == "✓ 300 ms · 50 tok/s · 20 tok"
     assert shown.cell_text(row, 1).startswith("✖ failed")
 
 

@@ -10,7 +10,7 @@ FULL: list[Segment] = [
     ("demo", PLAIN),
     ("demo", PLAIN),
     ("complete", GOOD),
-    ("TTFT 1.23s", DIM),
+    ("TTFT 1230 ms", DIM),
     ("32.8 tok/s", DIM),
     ("in 11 out 165 cached 5", DIM),
     ("cache 45%", DIM),
@@ -35,7 +35,7 @@ def test_each_step_goes_only_as_far_as_the_width_needs() -> None:
     assert "finish stop" in texts(step2)
     at_80 = fit_status(FULL, 78)  # 80 columns, inside the bar's padding
     assert texts(at_80) == [
-        "demo", "demo", "complete", "TTFT 1.23s", "33 tok/s", "in 11 out 165", "cache 45%"
+        "demo", "demo", "complete", "TTFT 1230 ms", "33 tok/s", "in 11 out 165", "cache 45%"
     ]  # fmt: skip
     assert line_length(at_80) <= 78
 
@@ -46,7 +46,7 @@ def test_an_early_finish_stays_and_the_names_are_cut_last() -> None:
     fitted = fit_status(early, 100)
     assert "finish length" in texts(fitted)
     assert "cache 45%" not in texts(fitted)
-    assert texts(fitted)[:2] == ["openrouter", "anthropic/claude-so…"]
+    assert texts(fitted)[:2] == ["openrouter", "anthropic/claude-…"]
     assert line_length(fitted) == 100
     narrow = fit_status(early, 40)
     assert texts(narrow)[:2] == ["openro…", "anthro…"]  # never cut below MIN_NAME
