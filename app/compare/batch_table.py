@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from app.compare.stats import format_cost, turn_cost
+from app.display.speed import format_ms
 from app.settings.config import ProviderConfig
 from app.store.records import StoredConversation, StoredMessage
 from app.store.votes import Vote
@@ -93,7 +94,7 @@ class BatchTable:
             return cell.status if self.repeat == 1 else f"{cell.status} {cell.done}/{self.repeat}"
         complete = cell.status == "complete"
         mark = _MARKS.get(cell.status, "?")
-        ttft = "–" if cell.ttft_ms is None else f"{cell.ttft_ms} ms"  # as the panes say it
+        ttft = "–" if cell.ttft_ms is None else format_ms(cell.ttft_ms / 1000)
         parts = [f"{mark} {ttft}" if complete else f"{mark} {cell.status} · {ttft}"]
         parts.append("– tok/s" if cell.tok_s is None else f"{cell.tok_s:.0f} tok/s")
         # A count is final only once the answer completed (Messages says 1 at its start).
